@@ -1,0 +1,71 @@
+//! Every type of the Model Context Protocol, for all revisions from 2024-11-05 to 2026-07-28.
+//!
+//! One set of Rust types serves every revision: a field that some revision lacks is an `Option`
+//! and is omitted when absent, and each type's docs say where revisions disagree. Fields this
+//! crate does not know, and every `_meta`, are kept so a message survives a round trip.
+//!
+//! Methods are typed: each request has a marker type implementing [`Request`] (method string,
+//! params type, result type) and each notification one implementing [`Notification`], so no other
+//! crate writes a method string.
+//!
+//! ```
+//! use mcp_types::{CallTool, CallToolRequestParams, Request};
+//!
+//! assert_eq!(CallTool::METHOD, "tools/call");
+//! let params: CallToolRequestParams =
+//!     serde_json::from_str(r#"{"name":"echo","arguments":{"text":"hi"}}"#).unwrap();
+//! assert_eq!(params.name, "echo");
+//! ```
+//!
+//! # Cargo features
+//!
+//! None. The crate depends on `serde` and `serde_json` only; it does no IO and has no async code.
+//!
+//! # Cancel safety
+//!
+//! Nothing here is async.
+
+mod common;
+mod error;
+
+// Protocol areas. Each module holds the types of one area and the method markers for its
+// requests and notifications.
+mod capabilities;
+mod completion;
+mod content;
+mod discover;
+mod elicitation;
+mod lifecycle;
+mod logging;
+mod messages;
+mod notifications;
+mod prompts;
+mod resources;
+mod result;
+mod roots;
+mod sampling;
+mod subscriptions;
+mod tasks;
+mod tools;
+mod version;
+
+pub use capabilities::*;
+pub use common::*;
+pub use completion::*;
+pub use content::*;
+pub use discover::*;
+pub use elicitation::*;
+pub use error::*;
+pub use lifecycle::*;
+pub use logging::*;
+pub use messages::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use result::*;
+pub use roots::*;
+pub use sampling::*;
+pub use subscriptions::*;
+pub use tasks::*;
+pub use tools::*;
+pub use version::*;

@@ -1,0 +1,162 @@
+//! `cargo xtask check-deps`: enforces the crate DAG of STYLE.md from `cargo metadata`.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+/// Workspace crates each library crate may depend on (normal dependencies).
+const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
+    ("mcp-types", &[]),
+    ("mcp-jsonrpc", &[]),
+    ("mcp-transport-stdio", &["mcp-jsonrpc"]),
+    ("mcp-transport-http", &["mcp-jsonrpc"]),
+    ("mcp-auth", &[]),
+    ("mcp-server", &["mcp-types", "mcp-jsonrpc"]),
+    ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
+];
+
+/// External crates a library crate must not depend on (normal dependencies), with the reason.
+const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
+    ("mcp-types", "tokio", "mcp-types does no IO and has no async code"),
+    ("mcp-types", "futures", "mcp-types does no IO and has no async code"),
+    ("mcp-jsonrpc", "hyper", "mcp-jsonrpc knows no concrete transport"),
+    ("mcp-jsonrpc", "reqwest", "mcp-jsonrpc knows no concrete transport"),
+    ("mcp-jsonrpc", "axum", "mcp-jsonrpc knows no concrete transport"),
+    ("mcp-server", "axum", "mcp-server names only the Transport trait"),
+    ("mcp-server", "hyper", "mcp-server names only the Transport trait"),
+    ("mcp-server", "reqwest", "mcp-server names only the Transport trait"),
+    ("mcp-client", "axum", "mcp-client names only the Transport trait"),
+    ("mcp-client", "hyper", "mcp-client names only the Transport trait"),
+    ("mcp-client", "reqwest", "mcp-client names only the Transport trait"),
+];
+
+/// tokio features that mean real IO, forbidden where a crate must stay transport-free.
+const IO_TOKIO_FEATURES: &[&str] = &["net", "process", "fs", "io-std", "full"];
+const TOKIO_NO_IO: &[&str] = &["mcp-jsonrpc", "mcp-server", "mcp-client"];
+
+pub(crate) fn check_deps() -> Result<()> {
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(crate::workspace_root())
+        .output()
+        .context("could not run cargo metadata")?;
+    if !out.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let meta: Value = serde_json::from_slice(&out.stdout).context("cargo metadata printed invalid JSON")?;
+    let violations = violations(&meta)?;
+    if violations.is_empty() {
+        eprintln!("check-deps: the crate DAG holds");
+        Ok(())
+    } else {
+        for v in &violations {
+            eprintln!("check-deps: {v}");
+        }
+        bail!("{} dependency edge(s) break the crate DAG", violations.len())
+    }
+}
+
+/// Every edge of the workspace that breaks the DAG, as a sentence naming the edge.
+fn violations(meta: &Value) -> Result<Vec<String>> {
+    let packages = meta["packages"].as_array().context("cargo metadata has no packages")?;
+    let members: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED_INTERNAL.iter().copied().collect();
+    let mut found = Vec::new();
+    for pkg in packages {
+        let name = pkg["name"].as_str().unwrap_or("?");
+        let deps = pkg["dependencies"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        for dep in deps {
+            let dep_name = dep["name"].as_str().unwrap_or("?");
+            let normal = dep["kind"].is_null();
+            if dep_name == "xtask" {
+                found.push(format!("{name} -> xtask: nothing may depend on xtask"));
+                continue;
+            }
+            if !normal {
+                continue;
+            }
+            if let Some(ok) = allowed.get(name) {
+                if members.contains(&dep_name) && !ok.contains(&dep_name) {
+                    found.push(format!(
+                        "{name} -> {dep_name}: {name} may depend only on [{}] in the workspace",
+                        ok.join(", ")
+                    ));
+                }
+            }
+            for (krate, bad, why) in FORBIDDEN_EXTERNAL {
+                if *krate == name && *bad == dep_name {
+                    found.push(format!("{name} -> {dep_name}: {why}"));
+                }
+            }
+            if dep_name == "tokio" && TOKIO_NO_IO.contains(&name) {
+                let features = dep["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+                for f in features.iter().filter_map(Value::as_str) {
+                    if IO_TOKIO_FEATURES.contains(&f) {
+                        found.push(format!("{name} -> tokio (feature {f:?}): {name} does no IO of its own"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(edges: &[(&str, &str, Option<&str>)]) -> Value {
+        let mut pkgs: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+        for name in ["mcp-types", "mcp-jsonrpc", "mcp-server", "mcp-client", "xtask"] {
+            pkgs.entry(name).or_default();
+        }
+        for (from, to, kind) in edges {
+            pkgs.entry(from).or_default().push(json!({"name": to, "kind": kind, "features": []}));
+        }
+        json!({"packages": pkgs.into_iter().map(|(n, d)| json!({"name": n, "dependencies": d})).collect::<Vec<_>>()})
+    }
+
+    #[test]
+    fn the_intended_dag_passes() {
+        let m = meta(&[
+            ("mcp-server", "mcp-types", None),
+            ("mcp-server", "mcp-jsonrpc", None),
+            ("mcp-client", "mcp-jsonrpc", None),
+            ("mcp-types", "serde", None),
+            ("mcp-server", "mcp-client", Some("dev")),
+        ]);
+        assert_eq!(violations(&m).unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_edge_between_siblings_is_named() {
+        let m = meta(&[("mcp-types", "mcp-jsonrpc", None), ("mcp-server", "mcp-client", None)]);
+        let v = violations(&m).unwrap();
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert!(v[0].starts_with("mcp-server -> mcp-client"), "{v:?}");
+        assert!(v[1].starts_with("mcp-types -> mcp-jsonrpc"), "{v:?}");
+    }
+
+    #[test]
+    fn forbidden_external_and_tokio_io_are_named() {
+        let mut m = meta(&[("mcp-types", "tokio", None), ("mcp-client", "reqwest", None)]);
+        m["packages"].as_array_mut().unwrap().push(json!({"name": "mcp-jsonrpc-x", "dependencies": []}));
+        let pkgs = m["packages"].as_array_mut().unwrap();
+        let jsonrpc = pkgs.iter_mut().find(|p| p["name"] == "mcp-jsonrpc").unwrap();
+        jsonrpc["dependencies"] = json!([{"name": "tokio", "kind": null, "features": ["sync", "net"]}]);
+        let v = violations(&m).unwrap();
+        assert!(v.iter().any(|s| s.starts_with("mcp-types -> tokio")), "{v:?}");
+        assert!(v.iter().any(|s| s.starts_with("mcp-client -> reqwest")), "{v:?}");
+        assert!(v.iter().any(|s| s.contains("mcp-jsonrpc -> tokio (feature \"net\")")), "{v:?}");
+    }
+
+    #[test]
+    fn depending_on_xtask_is_refused_in_any_kind() {
+        let m = meta(&[("mcp-server", "xtask", Some("dev"))]);
+        let v = violations(&m).unwrap();
+        assert_eq!(v, vec!["mcp-server -> xtask: nothing may depend on xtask".to_string()]);
+    }
+}

@@ -1,0 +1,78 @@
+//! Project automation, run as `cargo xtask <command>`.
+//!
+//! - `ci`: everything CI checks, in order (this is the README's test command).
+//! - `check-deps`: the crate dependency DAG of STYLE.md, read from `cargo metadata`.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod deps;
+
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cmd = args.first().map(String::as_str).unwrap_or("help");
+    match cmd {
+        "ci" => ci(),
+        "check-deps" => deps::check_deps(),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|check-deps>");
+            if cmd == "help" { Ok(()) } else { bail!("unknown command {cmd:?}") }
+        }
+    }
+}
+
+/// The root of the workspace (the parent of `xtask/`).
+pub(crate) fn workspace_root() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    dir.parent().unwrap_or(dir).to_path_buf()
+}
+
+/// Runs a command in the workspace root, echoing it, and fails if it fails.
+pub(crate) fn run(program: &str, args: &[&str]) -> Result<()> {
+    eprintln!("$ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .with_context(|| format!("could not start {program}"))?;
+    if !status.success() {
+        bail!("`{program} {}` failed with {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+fn has_nextest() -> bool {
+    Command::new("cargo")
+        .args(["nextest", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn ci() -> Result<()> {
+    run("cargo", &["fmt", "--all", "--check"])?;
+    run("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
+    if has_nextest() {
+        run("cargo", &["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"])?;
+    } else {
+        run("cargo", &["test", "--workspace", "--all-features", "--no-fail-fast"])?;
+    }
+    // nextest does not run doctests; the doc examples are tests too.
+    run("cargo", &["test", "--workspace", "--all-features", "--doc"])?;
+    let rustdocflags = "-D warnings";
+    eprintln!("$ RUSTDOCFLAGS={rustdocflags:?} cargo doc --workspace --no-deps --all-features");
+    let status = Command::new("cargo")
+        .args(["doc", "--workspace", "--no-deps", "--all-features"])
+        .env("RUSTDOCFLAGS", rustdocflags)
+        .current_dir(workspace_root())
+        .status()?;
+    if !status.success() {
+        bail!("cargo doc failed with {status}");
+    }
+    deps::check_deps()?;
+    eprintln!("xtask ci: all steps passed");
+    Ok(())
+}
