@@ -144,7 +144,9 @@ impl<'de> Deserialize<'de> for JsonRpcVersion {
         if v == JSONRPC_VERSION {
             Ok(JsonRpcVersion)
         } else {
-            Err(D::Error::custom(format_args!("expected jsonrpc \"2.0\", got {v:?}")))
+            Err(D::Error::custom(format_args!(
+                "expected jsonrpc \"2.0\", got {v:?}"
+            )))
         }
     }
 }
@@ -157,7 +159,9 @@ fn check_method<'de, D: Deserializer<'de>>(expected: &str, d: D) -> Result<(), D
     if got == expected {
         Ok(())
     } else {
-        Err(D::Error::custom(format_args!("expected method {expected:?}, got {got:?}")))
+        Err(D::Error::custom(format_args!(
+            "expected method {expected:?}, got {got:?}"
+        )))
     }
 }
 
@@ -241,7 +245,10 @@ impl<'de, M: Request> Deserialize<'de> for TypedRequest<M> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let repr = TypedRequestRepr::<M>::deserialize(d)?;
         let params = params_or_empty(repr.params).map_err(D::Error::custom)?;
-        Ok(TypedRequest { id: repr.id, params })
+        Ok(TypedRequest {
+            id: repr.id,
+            params,
+        })
     }
 }
 

@@ -71,7 +71,11 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with the given code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ErrorObject { code, message: message.into(), data: None }
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// Attaches `data`.
