@@ -1,0 +1,441 @@
+//! The JSON-RPC 2.0 envelope: [`Message`] and its parts.
+//!
+//! Params and results stay raw JSON ([`RawValue`]) until someone asks for them, so routing a
+//! message costs one pass over the envelope and no tree building.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::error::ErrorObject;
+
+/// A request id: a string or an integer (never null on a request).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+/// A progress token: like a request id, a string or an integer.
+pub type ProgressToken = Id;
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Number(n) => fmt::Display::fmt(n, f),
+            Id::String(s) => fmt::Debug::fmt(s, f),
+        }
+    }
+}
+
+impl From<i64> for Id {
+    fn from(n: i64) -> Self {
+        Id::Number(n)
+    }
+}
+
+impl From<&str> for Id {
+    fn from(s: &str) -> Self {
+        Id::String(s.into())
+    }
+}
+
+impl From<String> for Id {
+    fn from(s: String) -> Self {
+        Id::String(s.into())
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Number(n) => s.serialize_i64(*n),
+            Id::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr<'a> {
+            Int(i64),
+            #[serde(borrow)]
+            Str(Cow<'a, str>),
+        }
+        Ok(match Repr::deserialize(d)? {
+            Repr::Int(n) => Id::Number(n),
+            Repr::Str(s) => Id::String(s.as_ref().into()),
+        })
+    }
+}
+
+/// A request: a call that expects a response.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The request id.
+    pub id: Id,
+    /// The method name.
+    pub method: Cow<'static, str>,
+    /// The params, as raw JSON (an object or an array), if any.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl Request {
+    /// Decodes the params as `T`; absent params decode as JSON `null`.
+    ///
+    /// The error is a ready-to-send -32602 invalid params error.
+    pub fn params<T: DeserializeOwned>(&self) -> Result<T, ErrorObject> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+/// A notification: a call that gets no response.
+#[derive(Debug, Clone)]
+pub struct Notification {
+    /// The method name.
+    pub method: Cow<'static, str>,
+    /// The params, as raw JSON (an object or an array), if any.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl Notification {
+    /// Decodes the params as `T`; absent params decode as JSON `null`.
+    ///
+    /// The error is a -32602 invalid params error.
+    pub fn params<T: DeserializeOwned>(&self) -> Result<T, ErrorObject> {
+        decode_params(self.params.as_deref())
+    }
+}
+
+fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let text = params.map_or("null", RawValue::get);
+    serde_json::from_str(text)
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+}
+
+/// A response: the result of a request, or an error.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The id of the request this answers; `None` (JSON `null`) only on an error response to a
+    /// request whose id could not be read.
+    pub id: Option<Id>,
+    /// The result (raw JSON) or the error.
+    pub result: Result<Box<RawValue>, ErrorObject>,
+}
+
+impl Response {
+    /// A successful response.
+    pub fn ok(id: Id, result: Box<RawValue>) -> Self {
+        Response {
+            id: Some(id),
+            result: Ok(result),
+        }
+    }
+
+    /// An error response.
+    pub fn error(id: Option<Id>, error: ErrorObject) -> Self {
+        Response {
+            id,
+            result: Err(error),
+        }
+    }
+}
+
+/// An inbound frame that is not a valid JSON-RPC message.
+///
+/// Transports produce it (through [`Message::decode`]) so that the connection can answer the
+/// peer with [`error`](Self::error) and carry on. It cannot be serialized.
+#[derive(Debug, Clone)]
+pub struct InvalidMessage {
+    /// The id, if one could be read from the frame.
+    pub id: Option<Id>,
+    /// The error to answer with (-32700 for invalid JSON, -32600 for a bad envelope).
+    pub error: ErrorObject,
+}
+
+/// One JSON-RPC 2.0 message, as moved by a [`Transport`](crate::Transport).
+#[derive(Debug, Clone)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response (result or error).
+    Response(Response),
+    /// A batch: a JSON array of messages (only accepted when batching is enabled).
+    Batch(Vec<Message>),
+    /// A frame that could not be decoded; inbound only.
+    Invalid(InvalidMessage),
+}
+
+impl From<Request> for Message {
+    fn from(v: Request) -> Self {
+        Message::Request(v)
+    }
+}
+
+impl From<Notification> for Message {
+    fn from(v: Notification) -> Self {
+        Message::Notification(v)
+    }
+}
+
+impl From<Response> for Message {
+    fn from(v: Response) -> Self {
+        Message::Response(v)
+    }
+}
+
+impl Message {
+    /// Decodes one frame (a JSON object or a batch array). Never fails: a bad frame decodes to
+    /// [`Message::Invalid`], with -32700 for invalid JSON and -32600 for a bad envelope.
+    pub fn decode(bytes: &[u8]) -> Message {
+        let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+        if first == Some(b'[') {
+            return match serde_json::from_slice::<Vec<&RawValue>>(bytes) {
+                Ok(items) if items.is_empty() => {
+                    invalid(None, ErrorObject::invalid_request("empty batch"))
+                }
+                Ok(items) => Message::Batch(
+                    items
+                        .into_iter()
+                        .map(|raw| {
+                            if raw.get().starts_with('[') {
+                                invalid(None, ErrorObject::invalid_request("nested batch"))
+                            } else {
+                                decode_object(raw.get().as_bytes())
+                            }
+                        })
+                        .collect(),
+                ),
+                Err(e) => classify(bytes, e),
+            };
+        }
+        decode_object(bytes)
+    }
+
+    /// Like [`decode`](Self::decode), but a frame longer than `limit` bytes decodes to a -32600
+    /// [`Message::Invalid`] (carrying the id if one can be read) without being materialized.
+    pub fn decode_limited(bytes: &[u8], limit: usize) -> Message {
+        if bytes.len() > limit {
+            return invalid(read_id(bytes), too_large(bytes.len(), limit));
+        }
+        Message::decode(bytes)
+    }
+
+    /// Serializes the message to a JSON string (once; raw params are copied verbatim).
+    ///
+    /// Fails only for [`Message::Invalid`], which is not meant to be sent.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(self)
+    }
+
+    /// The approximate serialized size in bytes: the lengths of the method, raw params and raw
+    /// result plus a fixed envelope overhead. Cheap (no serialization); used for size limits.
+    pub fn size_hint(&self) -> usize {
+        const OVERHEAD: usize = 48;
+        match self {
+            Message::Request(r) => OVERHEAD + r.method.len() + raw_len(r.params.as_deref()),
+            Message::Notification(n) => OVERHEAD + n.method.len() + raw_len(n.params.as_deref()),
+            Message::Response(r) => {
+                OVERHEAD
+                    + match &r.result {
+                        Ok(v) => v.get().len(),
+                        Err(e) => e.message.len(),
+                    }
+            }
+            Message::Batch(items) => items.iter().map(Message::size_hint).sum::<usize>() + 2,
+            Message::Invalid(_) => OVERHEAD,
+        }
+    }
+}
+
+pub(crate) fn too_large(size: usize, limit: usize) -> ErrorObject {
+    ErrorObject::invalid_request(format!(
+        "message of {size} bytes exceeds the limit of {limit} bytes"
+    ))
+}
+
+/// Reads just the id of a JSON object, skipping everything else without allocating.
+fn read_id(bytes: &[u8]) -> Option<Id> {
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+    }
+    serde_json::from_slice::<IdOnly<'_>>(bytes)
+        .ok()
+        .and_then(|v| v.id)
+        .and_then(|raw| serde_json::from_str::<Id>(raw.get()).ok())
+}
+
+fn raw_len(raw: Option<&RawValue>) -> usize {
+    raw.map_or(0, |r| r.get().len())
+}
+
+fn invalid(id: Option<Id>, error: ErrorObject) -> Message {
+    Message::Invalid(InvalidMessage { id, error })
+}
+
+/// Turns a serde error on `bytes` into -32700 (not JSON) or -32600 (JSON, wrong shape).
+fn classify(bytes: &[u8], e: serde_json::Error) -> Message {
+    use serde_json::error::Category;
+    let syntax_ok = match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => false,
+        // A shape error stops the parse early: check the rest of the text is JSON at all.
+        Category::Data => serde_json::from_slice::<IgnoredAny>(bytes).is_ok(),
+    };
+    if syntax_ok {
+        invalid(
+            read_id(bytes),
+            ErrorObject::invalid_request(format!("invalid request: {e}")),
+        )
+    } else {
+        invalid(None, ErrorObject::parse_error(format!("parse error: {e}")))
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<Cow<'a, str>>,
+    /// `Some` whenever the member is present, even when it is `null`.
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Box<RawValue>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<&'a RawValue>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+fn decode_object(bytes: &[u8]) -> Message {
+    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) => return classify(bytes, e),
+    };
+    // `Some(None)`: the id is present and null; `Some(Some(_))`: a usable id.
+    let id: Option<Option<Id>> = match env.id {
+        None => None,
+        Some(raw) if raw.get() == "null" => Some(None),
+        Some(raw) => match serde_json::from_str::<Id>(raw.get()) {
+            Ok(id) => Some(Some(id)),
+            Err(_) => {
+                return invalid(
+                    None,
+                    ErrorObject::invalid_request("id must be a string or an integer"),
+                );
+            }
+        },
+    };
+    let readable_id = id.clone().flatten();
+    if env.jsonrpc.as_deref() != Some("2.0") {
+        return invalid(
+            readable_id,
+            ErrorObject::invalid_request("jsonrpc must be \"2.0\""),
+        );
+    }
+    if let Some(method) = env.method {
+        let params = match env.params {
+            Some(p) if p.get() == "null" => None,
+            Some(p) if !matches!(p.get().as_bytes().first(), Some(b'{' | b'[')) => {
+                return invalid(
+                    readable_id,
+                    ErrorObject::invalid_request("params must be an object or an array"),
+                );
+            }
+            p => p,
+        };
+        let method = Cow::Owned(method);
+        return match id {
+            None => Message::Notification(Notification { method, params }),
+            Some(Some(id)) => Message::Request(Request { id, method, params }),
+            Some(None) => invalid(
+                None,
+                ErrorObject::invalid_request("request id must not be null"),
+            ),
+        };
+    }
+    let Some(id) = id else {
+        return invalid(None, ErrorObject::invalid_request("missing method"));
+    };
+    match (env.result, env.error) {
+        (Some(result), None) => match id {
+            Some(id) => Message::Response(Response::ok(id, result.to_owned())),
+            None => invalid(None, ErrorObject::invalid_request("result with a null id")),
+        },
+        (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
+            Ok(error) => Message::Response(Response::error(id, error)),
+            Err(_) => invalid(id, ErrorObject::invalid_request("malformed error object")),
+        },
+        _ => invalid(
+            id,
+            ErrorObject::invalid_request("a response needs exactly one of result and error"),
+        ),
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Message::Request(r) => {
+                let mut m = s.serialize_map(Some(if r.params.is_some() { 4 } else { 3 }))?;
+                m.serialize_entry("jsonrpc", "2.0")?;
+                m.serialize_entry("id", &r.id)?;
+                m.serialize_entry("method", &r.method)?;
+                if let Some(p) = &r.params {
+                    m.serialize_entry("params", p)?;
+                }
+                m.end()
+            }
+            Message::Notification(n) => {
+                let mut m = s.serialize_map(Some(if n.params.is_some() { 3 } else { 2 }))?;
+                m.serialize_entry("jsonrpc", "2.0")?;
+                m.serialize_entry("method", &n.method)?;
+                if let Some(p) = &n.params {
+                    m.serialize_entry("params", p)?;
+                }
+                m.end()
+            }
+            Message::Response(r) => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("jsonrpc", "2.0")?;
+                m.serialize_entry("id", &r.id)?;
+                match &r.result {
+                    Ok(v) => m.serialize_entry("result", v)?,
+                    Err(e) => m.serialize_entry("error", e)?,
+                }
+                m.end()
+            }
+            Message::Batch(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Message::Invalid(_) => Err(serde::ser::Error::custom(
+                "an invalid message cannot be serialized",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,45 @@
+//! The [`Transport`] trait: the one thing a transport implements.
+
+use std::future::Future;
+
+use crate::message::Message;
+
+/// Moves whole JSON-RPC [`Message`]s to and from a peer.
+///
+/// # Contract
+///
+/// - [`send`](Self::send) returns a future that does **not** borrow the transport
+///   (`'static`): the connection keeps receiving while a send is in flight, which is what
+///   keeps two peers that both write at once from deadlocking on full buffers. The connection
+///   starts at most one send at a time and awaits it to completion (it is not cancel-safe),
+///   so messages go out in order. Serialize the message inside `send` itself, before returning
+///   the future, so that the order of calls is the order on the wire.
+/// - [`recv`](Self::recv) must be cancel-safe: the connection drops a pending `recv` future
+///   whenever it needs to start a send, and calls `recv` again right after. `Ok(None)` is a
+///   clean end of stream.
+/// - A frame that cannot be decoded is not an error of the transport: yield it as a
+///   [`Message::Invalid`] (see [`Message::decode`] and [`Message::decode_limited`]), and the
+///   connection answers it with -32700 or -32600 and carries on. `Err` from `recv` is for the
+///   transport itself failing; it ends the connection.
+/// - [`close`](Self::close) flushes and shuts the transport down; the default does nothing.
+///
+/// For `dyn` use, box the transport behind a small wrapper; there is no second trait.
+pub trait Transport: Send + 'static {
+    /// The transport's error type.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Sends one message. The returned future is not cancel-safe: once created, the
+    /// connection always awaits it to completion.
+    fn send(
+        &mut self,
+        msg: Message,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static;
+
+    /// Receives the next message. Cancel-safe. `Ok(None)` is a clean end of stream.
+    fn recv(&mut self) -> impl Future<Output = Result<Option<Message>, Self::Error>> + Send;
+
+    /// Closes the transport. Called once, after the last send has completed.
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        async { Ok(()) }
+    }
+}

@@ -1,0 +1,13 @@
+//! Integration tests of `mcp-jsonrpc`, over the in-memory transport pair.
+
+mod bad_input;
+mod batch;
+mod cancel;
+mod close;
+mod common;
+mod correlation;
+mod limits;
+mod ordering;
+mod panics;
+mod progress;
+mod timeout;
