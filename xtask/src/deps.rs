@@ -19,17 +19,61 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
 
 /// External crates a library crate must not depend on (normal dependencies), with the reason.
 const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
-    ("mcp-types", "tokio", "mcp-types does no IO and has no async code"),
-    ("mcp-types", "futures", "mcp-types does no IO and has no async code"),
-    ("mcp-jsonrpc", "hyper", "mcp-jsonrpc knows no concrete transport"),
-    ("mcp-jsonrpc", "reqwest", "mcp-jsonrpc knows no concrete transport"),
-    ("mcp-jsonrpc", "axum", "mcp-jsonrpc knows no concrete transport"),
-    ("mcp-server", "axum", "mcp-server names only the Transport trait"),
-    ("mcp-server", "hyper", "mcp-server names only the Transport trait"),
-    ("mcp-server", "reqwest", "mcp-server names only the Transport trait"),
-    ("mcp-client", "axum", "mcp-client names only the Transport trait"),
-    ("mcp-client", "hyper", "mcp-client names only the Transport trait"),
-    ("mcp-client", "reqwest", "mcp-client names only the Transport trait"),
+    (
+        "mcp-types",
+        "tokio",
+        "mcp-types does no IO and has no async code",
+    ),
+    (
+        "mcp-types",
+        "futures",
+        "mcp-types does no IO and has no async code",
+    ),
+    (
+        "mcp-jsonrpc",
+        "hyper",
+        "mcp-jsonrpc knows no concrete transport",
+    ),
+    (
+        "mcp-jsonrpc",
+        "reqwest",
+        "mcp-jsonrpc knows no concrete transport",
+    ),
+    (
+        "mcp-jsonrpc",
+        "axum",
+        "mcp-jsonrpc knows no concrete transport",
+    ),
+    (
+        "mcp-server",
+        "axum",
+        "mcp-server names only the Transport trait",
+    ),
+    (
+        "mcp-server",
+        "hyper",
+        "mcp-server names only the Transport trait",
+    ),
+    (
+        "mcp-server",
+        "reqwest",
+        "mcp-server names only the Transport trait",
+    ),
+    (
+        "mcp-client",
+        "axum",
+        "mcp-client names only the Transport trait",
+    ),
+    (
+        "mcp-client",
+        "hyper",
+        "mcp-client names only the Transport trait",
+    ),
+    (
+        "mcp-client",
+        "reqwest",
+        "mcp-client names only the Transport trait",
+    ),
 ];
 
 /// tokio features that mean real IO, forbidden where a crate must stay transport-free.
@@ -43,9 +87,13 @@ pub(crate) fn check_deps() -> Result<()> {
         .output()
         .context("could not run cargo metadata")?;
     if !out.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    let meta: Value = serde_json::from_slice(&out.stdout).context("cargo metadata printed invalid JSON")?;
+    let meta: Value =
+        serde_json::from_slice(&out.stdout).context("cargo metadata printed invalid JSON")?;
     let violations = violations(&meta)?;
     if violations.is_empty() {
         eprintln!("check-deps: the crate DAG holds");
@@ -54,19 +102,27 @@ pub(crate) fn check_deps() -> Result<()> {
         for v in &violations {
             eprintln!("check-deps: {v}");
         }
-        bail!("{} dependency edge(s) break the crate DAG", violations.len())
+        bail!(
+            "{} dependency edge(s) break the crate DAG",
+            violations.len()
+        )
     }
 }
 
 /// Every edge of the workspace that breaks the DAG, as a sentence naming the edge.
 fn violations(meta: &Value) -> Result<Vec<String>> {
-    let packages = meta["packages"].as_array().context("cargo metadata has no packages")?;
+    let packages = meta["packages"]
+        .as_array()
+        .context("cargo metadata has no packages")?;
     let members: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
     let allowed: BTreeMap<&str, &[&str]> = ALLOWED_INTERNAL.iter().copied().collect();
     let mut found = Vec::new();
     for pkg in packages {
         let name = pkg["name"].as_str().unwrap_or("?");
-        let deps = pkg["dependencies"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let deps = pkg["dependencies"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         for dep in deps {
             let dep_name = dep["name"].as_str().unwrap_or("?");
             let normal = dep["kind"].is_null();
@@ -77,13 +133,14 @@ fn violations(meta: &Value) -> Result<Vec<String>> {
             if !normal {
                 continue;
             }
-            if let Some(ok) = allowed.get(name) {
-                if members.contains(&dep_name) && !ok.contains(&dep_name) {
-                    found.push(format!(
-                        "{name} -> {dep_name}: {name} may depend only on [{}] in the workspace",
-                        ok.join(", ")
-                    ));
-                }
+            if let Some(ok) = allowed.get(name)
+                && members.contains(&dep_name)
+                && !ok.contains(&dep_name)
+            {
+                found.push(format!(
+                    "{name} -> {dep_name}: {name} may depend only on [{}] in the workspace",
+                    ok.join(", ")
+                ));
             }
             for (krate, bad, why) in FORBIDDEN_EXTERNAL {
                 if *krate == name && *bad == dep_name {
@@ -94,7 +151,9 @@ fn violations(meta: &Value) -> Result<Vec<String>> {
                 let features = dep["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
                 for f in features.iter().filter_map(Value::as_str) {
                     if IO_TOKIO_FEATURES.contains(&f) {
-                        found.push(format!("{name} -> tokio (feature {f:?}): {name} does no IO of its own"));
+                        found.push(format!(
+                            "{name} -> tokio (feature {f:?}): {name} does no IO of its own"
+                        ));
                     }
                 }
             }
@@ -110,11 +169,19 @@ mod tests {
 
     fn meta(edges: &[(&str, &str, Option<&str>)]) -> Value {
         let mut pkgs: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
-        for name in ["mcp-types", "mcp-jsonrpc", "mcp-server", "mcp-client", "xtask"] {
+        for name in [
+            "mcp-types",
+            "mcp-jsonrpc",
+            "mcp-server",
+            "mcp-client",
+            "xtask",
+        ] {
             pkgs.entry(name).or_default();
         }
         for (from, to, kind) in edges {
-            pkgs.entry(from).or_default().push(json!({"name": to, "kind": kind, "features": []}));
+            pkgs.entry(from)
+                .or_default()
+                .push(json!({"name": to, "kind": kind, "features": []}));
         }
         json!({"packages": pkgs.into_iter().map(|(n, d)| json!({"name": n, "dependencies": d})).collect::<Vec<_>>()})
     }
@@ -133,7 +200,10 @@ mod tests {
 
     #[test]
     fn an_edge_between_siblings_is_named() {
-        let m = meta(&[("mcp-types", "mcp-jsonrpc", None), ("mcp-server", "mcp-client", None)]);
+        let m = meta(&[
+            ("mcp-types", "mcp-jsonrpc", None),
+            ("mcp-server", "mcp-client", None),
+        ]);
         let v = violations(&m).unwrap();
         assert_eq!(v.len(), 2, "{v:?}");
         assert!(v[0].starts_with("mcp-server -> mcp-client"), "{v:?}");
@@ -142,21 +212,44 @@ mod tests {
 
     #[test]
     fn forbidden_external_and_tokio_io_are_named() {
-        let mut m = meta(&[("mcp-types", "tokio", None), ("mcp-client", "reqwest", None)]);
-        m["packages"].as_array_mut().unwrap().push(json!({"name": "mcp-jsonrpc-x", "dependencies": []}));
+        let mut m = meta(&[
+            ("mcp-types", "tokio", None),
+            ("mcp-client", "reqwest", None),
+        ]);
+        m["packages"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "mcp-jsonrpc-x", "dependencies": []}));
         let pkgs = m["packages"].as_array_mut().unwrap();
-        let jsonrpc = pkgs.iter_mut().find(|p| p["name"] == "mcp-jsonrpc").unwrap();
-        jsonrpc["dependencies"] = json!([{"name": "tokio", "kind": null, "features": ["sync", "net"]}]);
+        let jsonrpc = pkgs
+            .iter_mut()
+            .find(|p| p["name"] == "mcp-jsonrpc")
+            .unwrap();
+        jsonrpc["dependencies"] =
+            json!([{"name": "tokio", "kind": null, "features": ["sync", "net"]}]);
         let v = violations(&m).unwrap();
-        assert!(v.iter().any(|s| s.starts_with("mcp-types -> tokio")), "{v:?}");
-        assert!(v.iter().any(|s| s.starts_with("mcp-client -> reqwest")), "{v:?}");
-        assert!(v.iter().any(|s| s.contains("mcp-jsonrpc -> tokio (feature \"net\")")), "{v:?}");
+        assert!(
+            v.iter().any(|s| s.starts_with("mcp-types -> tokio")),
+            "{v:?}"
+        );
+        assert!(
+            v.iter().any(|s| s.starts_with("mcp-client -> reqwest")),
+            "{v:?}"
+        );
+        assert!(
+            v.iter()
+                .any(|s| s.contains("mcp-jsonrpc -> tokio (feature \"net\")")),
+            "{v:?}"
+        );
     }
 
     #[test]
     fn depending_on_xtask_is_refused_in_any_kind() {
         let m = meta(&[("mcp-server", "xtask", Some("dev"))]);
         let v = violations(&m).unwrap();
-        assert_eq!(v, vec!["mcp-server -> xtask: nothing may depend on xtask".to_string()]);
+        assert_eq!(
+            v,
+            vec!["mcp-server -> xtask: nothing may depend on xtask".to_string()]
+        );
     }
 }

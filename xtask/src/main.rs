@@ -2,10 +2,16 @@
 //!
 //! - `ci`: everything CI checks, in order (this is the README's test command).
 //! - `check-deps`: the crate dependency DAG of STYLE.md, read from `cargo metadata`.
+//! - `setup`: installs the pinned peers the tests drive (Node 22, npm packages, Python `mcp`)
+//!   into `.tools/`.
+//! - `spec-check <dir>`: checks `mcp-types` against the protocol's schema files and examples.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod deps;
+mod samples;
+mod setup;
+mod spec;
 
 use std::process::Command;
 
@@ -17,9 +23,20 @@ fn main() -> Result<()> {
     match cmd {
         "ci" => ci(),
         "check-deps" => deps::check_deps(),
+        "setup" => setup::setup().map(|_| ()),
+        "spec-check" => {
+            let dir = args
+                .get(1)
+                .context("usage: cargo xtask spec-check <spec-dir>")?;
+            spec::spec_check(std::path::Path::new(dir))
+        }
         _ => {
-            eprintln!("usage: cargo xtask <ci|check-deps>");
-            if cmd == "help" { Ok(()) } else { bail!("unknown command {cmd:?}") }
+            eprintln!("usage: cargo xtask <ci|check-deps|setup|spec-check <dir>>");
+            if cmd == "help" {
+                Ok(())
+            } else {
+                bail!("unknown command {cmd:?}")
+            }
         }
     }
 }
@@ -52,16 +69,60 @@ fn has_nextest() -> bool {
         .unwrap_or(false)
 }
 
+/// Runs `cargo <args>` in the workspace root with extra environment variables.
+pub(crate) fn cargo_with_env(args: &[&str], env: &[(String, String)]) -> Result<()> {
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new("cargo")
+        .args(args)
+        .envs(env.iter().cloned())
+        .current_dir(workspace_root())
+        .status()?;
+    if !status.success() {
+        bail!("`cargo {}` failed with {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+/// The spec directory CI checks: `../shared/spec` beside the workspace.
+fn shared_spec_dir() -> std::path::PathBuf {
+    workspace_root().join("..").join("shared").join("spec")
+}
+
 fn ci() -> Result<()> {
     run("cargo", &["fmt", "--all", "--check"])?;
-    run("cargo", &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"])?;
+    run(
+        "cargo",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    let tools = setup::setup()?;
+    let env = setup::env_vars(&tools);
     if has_nextest() {
-        run("cargo", &["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"])?;
+        cargo_with_env(
+            &[
+                "nextest",
+                "run",
+                "--workspace",
+                "--all-features",
+                "--no-fail-fast",
+            ],
+            &env,
+        )?;
     } else {
-        run("cargo", &["test", "--workspace", "--all-features", "--no-fail-fast"])?;
+        cargo_with_env(
+            &["test", "--workspace", "--all-features", "--no-fail-fast"],
+            &env,
+        )?;
     }
     // nextest does not run doctests; the doc examples are tests too.
-    run("cargo", &["test", "--workspace", "--all-features", "--doc"])?;
+    cargo_with_env(&["test", "--workspace", "--all-features", "--doc"], &env)?;
     let rustdocflags = "-D warnings";
     eprintln!("$ RUSTDOCFLAGS={rustdocflags:?} cargo doc --workspace --no-deps --all-features");
     let status = Command::new("cargo")
@@ -73,6 +134,7 @@ fn ci() -> Result<()> {
         bail!("cargo doc failed with {status}");
     }
     deps::check_deps()?;
+    spec::spec_check(&shared_spec_dir())?;
     eprintln!("xtask ci: all steps passed");
     Ok(())
 }

