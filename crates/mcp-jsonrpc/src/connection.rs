@@ -637,7 +637,7 @@ impl<H: Handler> Driver<H> {
         let (reason, result) = match end {
             End::Local => ("closed by the local side".to_owned(), Ok(())),
             End::PeerClosed => ("peer closed the connection".to_owned(), Ok(())),
-            End::Failed(e) => (format!("transport failed: {e}"), Err(e)),
+            End::Failed(e) => (format!("transport failed: {}", error_chain(&e)), Err(e)),
         };
         tracing::debug!(%reason, "connection closing");
         self.shared.fail_all(&reason);
@@ -679,4 +679,17 @@ impl<H: Handler> Driver<H> {
         self.shared.set_finished();
         result
     }
+}
+
+/// `error` and its sources, joined with ": ", so a closed request says why the transport failed
+/// (e.g. "transport error: server process exited with status 3").
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
