@@ -1,0 +1,244 @@
+//! Prompts: [`Prompt`] and the [`IntoPromptResult`] conversions of handler return values.
+
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_types::{GetPromptResult, Icon, Meta, PromptArgument, PromptMessage};
+use serde_json::value::RawValue;
+
+use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
+use crate::context::Context;
+use crate::error::{Result, handler_error};
+use crate::registry::Entry;
+use crate::tool::BoxFuture;
+
+/// The arguments of a `prompts/get` request, by name.
+pub type PromptArguments = BTreeMap<String, String>;
+
+type PromptFn =
+    dyn Fn(PromptArguments, Context) -> BoxFuture<Result<GetPromptResult>> + Send + Sync;
+
+/// A prompt: its definition (as listed in `prompts/list`, with its declared arguments), the
+/// handler that renders it, and completion handlers for its arguments.
+///
+/// A `prompts/get` that lacks a required argument is refused with -32602 before the handler
+/// runs, so the handler may index required arguments directly.
+///
+/// ```
+/// use mcp_server::{Context, Prompt, PromptArguments};
+/// use mcp_types::PromptMessage;
+///
+/// let review = Prompt::new("review", |args: PromptArguments, _cx: Context| async move {
+///     vec![PromptMessage::user_text(format!("Please review this {} code.", args["language"]))]
+/// })
+/// .description("Asks for a code review")
+/// .argument("language", "The programming language", true)
+/// .complete_values("language", ["rust", "python", "typescript"]);
+/// # let _ = review;
+/// ```
+#[derive(Clone)]
+pub struct Prompt {
+    def: mcp_types::Prompt,
+    handler: Arc<PromptFn>,
+    completers: HashMap<String, Arc<CompleteFn>>,
+}
+
+impl fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prompt")
+            .field("definition", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prompt {
+    /// A prompt rendered by `handler`, which returns anything implementing
+    /// [`IntoPromptResult`] (messages, a `GetPromptResult`, text, or a `Result` of those).
+    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Prompt
+    where
+        F: Fn(PromptArguments, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        let handler: Arc<PromptFn> = Arc::new(move |args, cx| {
+            let fut = handler(args, cx);
+            Box::pin(async move { fut.await.into_prompt_result() })
+        });
+        Prompt {
+            def: mcp_types::Prompt::new(name),
+            handler,
+            completers: HashMap::new(),
+        }
+    }
+
+    /// Declares an argument.
+    #[must_use]
+    pub fn argument(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        required: bool,
+    ) -> Self {
+        let mut arg = PromptArgument::new(name, required);
+        arg.description = Some(description.into());
+        self.def.arguments.get_or_insert_with(Vec::new).push(arg);
+        self
+    }
+
+    /// Declares an argument given in full (with a title, say).
+    #[must_use]
+    pub fn argument_def(mut self, argument: PromptArgument) -> Self {
+        self.def
+            .arguments
+            .get_or_insert_with(Vec::new)
+            .push(argument);
+        self
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.def.description = Some(description.into());
+        self
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.def.title = Some(title.into());
+        self
+    }
+
+    /// Sets the icons.
+    #[must_use]
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.def.icons = Some(icons);
+        self
+    }
+
+    /// Sets the `_meta` of the definition.
+    #[must_use]
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.def.meta = Some(meta);
+        self
+    }
+
+    /// Completes argument `arg` with `handler` (see [`IntoCompletion`]).
+    #[must_use]
+    pub fn complete<F, Fut, R>(mut self, arg: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion,
+    {
+        self.completers.insert(arg.into(), completer(handler));
+        self
+    }
+
+    /// Completes argument `arg` from a fixed list: the values starting with what the user
+    /// typed.
+    #[must_use]
+    pub fn complete_values<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        arg: impl Into<String>,
+        values: I,
+    ) -> Self {
+        let values = values.into_iter().map(Into::into).collect();
+        self.completers.insert(arg.into(), static_values(values));
+        self
+    }
+
+    /// The definition, as listed in `prompts/list`.
+    pub fn definition(&self) -> &mcp_types::Prompt {
+        &self.def
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// The first required argument missing from `args`.
+    pub(crate) fn missing_argument(&self, args: &PromptArguments) -> Option<&str> {
+        self.def
+            .arguments
+            .iter()
+            .flatten()
+            .find(|a| a.required == Some(true) && !args.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+    }
+
+    pub(crate) fn get(
+        &self,
+        args: PromptArguments,
+        cx: Context,
+    ) -> BoxFuture<Result<GetPromptResult>> {
+        (self.handler)(args, cx)
+    }
+
+    pub(crate) fn completer(&self, arg: &str) -> Option<&Arc<CompleteFn>> {
+        self.completers.get(arg)
+    }
+}
+
+impl Entry for Prompt {
+    fn key(&self) -> &str {
+        &self.def.name
+    }
+
+    fn definition(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.def)
+    }
+}
+
+/// What a prompt handler may return.
+///
+/// | Return type | Result |
+/// |---|---|
+/// | `GetPromptResult` | as is |
+/// | `Vec<PromptMessage>`, `PromptMessage` | those messages (any content kind) |
+/// | `String`, `&'static str` | one user message with that text |
+/// | `Result<T, E: Display>` | `T` as above; `Err` is a JSON-RPC error: an [`Error::Rpc`](crate::Error::Rpc) as is, anything else -32603 |
+pub trait IntoPromptResult: Send + 'static {
+    /// Converts the value.
+    fn into_prompt_result(self) -> Result<GetPromptResult>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult> {
+        Ok(GetPromptResult::new(self))
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult> {
+        Ok(GetPromptResult::new(vec![self]))
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult> {
+        Ok(GetPromptResult::new(vec![PromptMessage::user_text(self)]))
+    }
+}
+
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> Result<GetPromptResult> {
+        self.to_owned().into_prompt_result()
+    }
+}
+
+impl<T: IntoPromptResult, E: fmt::Display + Send + Any> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult> {
+        self.map_err(handler_error)?.into_prompt_result()
+    }
+}

@@ -1,0 +1,232 @@
+//! A registry of tools, resources, templates or prompts: ordered, keyed, changeable while
+//! sessions run, with a cached serialized list and a change signal.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use base64::Engine as _;
+use mcp_types::{ErrorCode, ErrorObject};
+use serde_json::value::RawValue;
+use tokio::sync::watch;
+
+/// What a registry holds.
+pub(crate) trait Entry: Send + Sync + 'static {
+    /// The unique key: a tool or prompt name, a resource uri, a uri template.
+    fn key(&self) -> &str;
+    /// The definition as listed (`Tool`, `Resource`, ...), serialized.
+    fn definition(&self) -> serde_json::Result<Box<RawValue>>;
+}
+
+pub(crate) struct Registry<T> {
+    state: RwLock<State<T>>,
+    /// The generation, bumped on every change; sessions wait on it to send `list_changed`.
+    changed: watch::Sender<u64>,
+}
+
+struct State<T> {
+    items: Vec<Arc<T>>,
+    index: HashMap<String, usize>,
+    /// The serialized definitions, built on the first list after a change.
+    cache: Option<Arc<[Box<RawValue>]>>,
+}
+
+impl<T: Entry> Registry<T> {
+    pub(crate) fn new(items: Vec<T>) -> Self {
+        let registry = Registry {
+            state: RwLock::new(State {
+                items: Vec::new(),
+                index: HashMap::new(),
+                cache: None,
+            }),
+            changed: watch::channel(0).0,
+        };
+        {
+            let mut st = registry.state.write().expect("registry lock");
+            for item in items {
+                st.insert(item);
+            }
+        }
+        registry
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {
+        let st = self.state.read().expect("registry lock");
+        st.index.get(key).map(|&i| st.items[i].clone())
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<Arc<T>> {
+        self.state.read().expect("registry lock").items.clone()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.state.read().expect("registry lock").items.is_empty()
+    }
+
+    /// Adds `item`, replacing the one with the same key, and signals the change.
+    pub(crate) fn insert(&self, item: T) {
+        self.state.write().expect("registry lock").insert(item);
+        self.changed.send_modify(|g| *g += 1);
+    }
+
+    /// Removes the item with `key`; signals the change if there was one.
+    pub(crate) fn remove(&self, key: &str) -> bool {
+        let removed = {
+            let mut st = self.state.write().expect("registry lock");
+            match st.index.remove(key) {
+                Some(i) => {
+                    st.items.remove(i);
+                    let State { items, index, .. } = &mut *st;
+                    for (j, item) in items.iter().enumerate().skip(i) {
+                        index.insert(item.key().to_owned(), j);
+                    }
+                    st.cache = None;
+                    true
+                }
+                None => false,
+            }
+        };
+        if removed {
+            self.changed.send_modify(|g| *g += 1);
+        }
+        removed
+    }
+
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn definitions(&self) -> Result<Arc<[Box<RawValue>]>, ErrorObject> {
+        if let Some(cache) = &self.state.read().expect("registry lock").cache {
+            return Ok(cache.clone());
+        }
+        let mut st = self.state.write().expect("registry lock");
+        if let Some(cache) = &st.cache {
+            return Ok(cache.clone());
+        }
+        let defs = st
+            .items
+            .iter()
+            .map(|item| item.definition())
+            .collect::<serde_json::Result<Vec<_>>>()
+            .map_err(|e| {
+                ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("failed to serialize the list: {e}"),
+                )
+            })?;
+        let defs: Arc<[Box<RawValue>]> = defs.into();
+        st.cache = Some(defs.clone());
+        Ok(defs)
+    }
+
+    /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`.
+    pub(crate) fn page(
+        &self,
+        field: &str,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let defs = self.definitions()?;
+        let start = match cursor {
+            Some(c) => decode_cursor(c)
+                .filter(|&n| n <= defs.len())
+                .ok_or_else(|| ErrorObject::new(ErrorCode::INVALID_PARAMS, "Invalid cursor"))?,
+            None => 0,
+        };
+        let end = start.saturating_add(page_size.max(1)).min(defs.len());
+        let mut out = String::with_capacity(
+            64 + defs[start..end]
+                .iter()
+                .map(|d| d.get().len() + 1)
+                .sum::<usize>(),
+        );
+        out.push_str("{\"");
+        out.push_str(field);
+        out.push_str("\":[");
+        for (i, d) in defs[start..end].iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(d.get());
+        }
+        out.push(']');
+        if end < defs.len() {
+            out.push_str(",\"nextCursor\":\"");
+            out.push_str(&encode_cursor(end));
+            out.push('"');
+        }
+        out.push('}');
+        RawValue::from_string(out)
+            .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
+    }
+}
+
+impl<T: Entry> State<T> {
+    fn insert(&mut self, item: T) {
+        let key = item.key().to_owned();
+        let item = Arc::new(item);
+        match self.index.get(&key) {
+            Some(&i) => self.items[i] = item,
+            None => {
+                self.index.insert(key, self.items.len());
+                self.items.push(item);
+            }
+        }
+        self.cache = None;
+    }
+}
+
+/// Cursors are opaque to clients: the offset of the next page, base64url-encoded with a tag
+/// so that arbitrary strings are rejected.
+fn encode_cursor(offset: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("mcp-page:{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    std::str::from_utf8(&bytes)
+        .ok()?
+        .strip_prefix("mcp-page:")?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Item(&'static str);
+
+    impl Entry for Item {
+        fn key(&self) -> &str {
+            self.0
+        }
+        fn definition(&self) -> serde_json::Result<Box<RawValue>> {
+            serde_json::value::to_raw_value(self.0)
+        }
+    }
+
+    #[test]
+    fn pages_replace_and_remove() {
+        let r = Registry::new(vec![Item("a"), Item("b"), Item("c")]);
+        let p1 = r.page("x", None, 2).unwrap();
+        let v: serde_json::Value = serde_json::from_str(p1.get()).unwrap();
+        assert_eq!(v["x"], serde_json::json!(["a", "b"]));
+        let next = v["nextCursor"].as_str().unwrap();
+        let p2 = r.page("x", Some(next), 2).unwrap();
+        assert_eq!(p2.get(), r#"{"x":["c"]}"#);
+        assert!(r.page("x", Some("garbage"), 2).is_err());
+        assert!(r.page("x", Some(&encode_cursor(9)), 2).is_err());
+        let mut rx = r.subscribe();
+        assert!(r.remove("a"));
+        assert!(!r.remove("a"));
+        assert!(rx.has_changed().unwrap());
+        rx.borrow_and_update();
+        r.insert(Item("b"));
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(r.page("x", None, 10).unwrap().get(), r#"{"x":["b","c"]}"#);
+        assert_eq!(r.get("c").unwrap().0, "c");
+    }
+}

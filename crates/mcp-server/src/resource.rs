@@ -1,0 +1,460 @@
+//! Resources: static [`Resource`]s and [`ResourceTemplate`]s, and the [`IntoReadResult`]
+//! conversions of handler return values.
+
+use std::any::Any;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use mcp_types::{
+    Annotations, BlobResourceContents, Icon, Meta, ReadResourceResult, ResourceContents,
+    TextResourceContents,
+};
+use serde_json::value::RawValue;
+
+use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
+use crate::context::Context;
+use crate::error::{Error, Result, handler_error};
+use crate::registry::Entry;
+use crate::tool::BoxFuture;
+use crate::uri_template::UriTemplate;
+
+type ReadFn = dyn Fn(String, Context) -> BoxFuture<Result<ReadResourceResult>> + Send + Sync;
+type TemplateFn = dyn Fn(UriParams, Context) -> BoxFuture<Result<ReadResourceResult>> + Send + Sync;
+
+/// A resource with a fixed URI: its definition (as listed in `resources/list`) and the
+/// handler that reads it.
+///
+/// ```
+/// use mcp_server::{Context, Resource};
+///
+/// let readme = Resource::text("file:///README.md", "readme", "# Hello").mime_type("text/markdown");
+/// let clock = Resource::new("time://now", "now", |_cx: Context| async move {
+///     format!("{:?}", std::time::SystemTime::now())
+/// });
+/// let logo = Resource::blob("file:///logo.png", "logo", vec![0x89, b'P', b'N', b'G'])
+///     .mime_type("image/png");
+/// # let _ = (readme, clock, logo);
+/// ```
+#[derive(Clone)]
+pub struct Resource {
+    def: mcp_types::Resource,
+    handler: Arc<ReadFn>,
+}
+
+impl fmt::Debug for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resource")
+            .field("definition", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resource {
+    /// A resource read by `handler`, which returns anything implementing [`IntoReadResult`]
+    /// (text, bytes, contents, or a `Result` of those).
+    pub fn new<F, Fut, R>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Resource
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult,
+    {
+        let handler: Arc<ReadFn> = Arc::new(move |uri, cx| {
+            let fut = handler(cx);
+            Box::pin(async move { fut.await.into_read_result(&uri, None) })
+        });
+        Resource {
+            def: mcp_types::Resource::new(uri, name),
+            handler,
+        }
+    }
+
+    /// A resource whose content is fixed text.
+    pub fn text(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Resource {
+        let text: Arc<str> = text.into().into();
+        Resource::new(uri, name, move |_cx| {
+            let text = text.to_string();
+            async move { text }
+        })
+    }
+
+    /// A resource whose content is fixed bytes (sent base64-encoded as a blob).
+    pub fn blob(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        bytes: impl Into<Vec<u8>>,
+    ) -> Resource {
+        let bytes: Arc<[u8]> = bytes.into().into();
+        Resource::new(uri, name, move |_cx| {
+            let bytes = bytes.to_vec();
+            async move { bytes }
+        })
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.def.description = Some(description.into());
+        self
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.def.title = Some(title.into());
+        self
+    }
+
+    /// Sets the MIME type, also used for the contents the handler returns as text or bytes.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.def.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the size in bytes, if known.
+    #[must_use]
+    pub fn size(mut self, size: u64) -> Self {
+        self.def.size = Some(size);
+        self
+    }
+
+    /// Sets the annotations (audience, priority, last modified).
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.def.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the icons.
+    #[must_use]
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.def.icons = Some(icons);
+        self
+    }
+
+    /// Sets the `_meta` of the definition.
+    #[must_use]
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.def.meta = Some(meta);
+        self
+    }
+
+    /// The definition, as listed in `resources/list`.
+    pub fn definition(&self) -> &mcp_types::Resource {
+        &self.def
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        &self.def.uri
+    }
+
+    pub(crate) fn read(&self, cx: Context) -> BoxFuture<Result<ReadResourceResult>> {
+        let fut = (self.handler)(self.def.uri.clone(), cx);
+        let mime = self.def.mime_type.clone();
+        Box::pin(async move { fut.await.map(|r| with_mime(r, mime.as_deref())) })
+    }
+}
+
+/// Sets the MIME type on contents that have none.
+fn with_mime(mut r: ReadResourceResult, mime: Option<&str>) -> ReadResourceResult {
+    if let Some(mime) = mime {
+        for c in &mut r.contents {
+            match c {
+                ResourceContents::Text(t) if t.mime_type.is_none() => {
+                    t.mime_type = Some(mime.to_owned())
+                }
+                ResourceContents::Blob(b) if b.mime_type.is_none() => {
+                    b.mime_type = Some(mime.to_owned())
+                }
+                _ => {}
+            }
+        }
+    }
+    r
+}
+
+impl Entry for Resource {
+    fn key(&self) -> &str {
+        &self.def.uri
+    }
+
+    fn definition(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.def)
+    }
+}
+
+/// The URI a [`ResourceTemplate`] matched, and the values of its variables
+/// (percent-decoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UriParams {
+    uri: String,
+    vars: BTreeMap<String, String>,
+}
+
+impl UriParams {
+    /// The URI being read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// The value of variable `name`, if the URI had one.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    /// All variables.
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.vars
+    }
+}
+
+/// A family of resources named by an RFC 6570 URI template: its definition (as listed in
+/// `resources/templates/list`), the handler that reads a matching URI, and completion
+/// handlers for its variables.
+///
+/// ```
+/// use mcp_server::{Context, ResourceTemplate, UriParams};
+///
+/// let user = ResourceTemplate::new("users://{id}/profile", "user", |p: UriParams, _cx: Context| async move {
+///     format!("profile of {}", p.get("id").unwrap_or_default())
+/// })?
+/// .mime_type("text/plain")
+/// .complete_values("id", ["alice", "bob"]);
+/// # let _ = user;
+/// # Ok::<(), mcp_server::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct ResourceTemplate {
+    def: mcp_types::ResourceTemplate,
+    template: UriTemplate,
+    handler: Arc<TemplateFn>,
+    completers: HashMap<String, Arc<CompleteFn>>,
+}
+
+impl fmt::Debug for ResourceTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceTemplate")
+            .field("definition", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceTemplate {
+    /// A template whose matching URIs are read by `handler`, which gets the URI and its
+    /// variables. Fails with [`Error::InvalidUriTemplate`] if `uri_template` is not a valid
+    /// RFC 6570 template.
+    pub fn new<F, Fut, R>(
+        uri_template: impl Into<String>,
+        name: impl Into<String>,
+        handler: F,
+    ) -> Result<ResourceTemplate>
+    where
+        F: Fn(UriParams, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult,
+    {
+        let uri_template = uri_template.into();
+        let template =
+            UriTemplate::parse(&uri_template).map_err(|message| Error::InvalidUriTemplate {
+                template: uri_template.clone(),
+                message,
+            })?;
+        let handler: Arc<TemplateFn> = Arc::new(move |params: UriParams, cx| {
+            let uri = params.uri.clone();
+            let fut = handler(params, cx);
+            Box::pin(async move { fut.await.into_read_result(&uri, None) })
+        });
+        Ok(ResourceTemplate {
+            def: mcp_types::ResourceTemplate::new(uri_template, name),
+            template,
+            handler,
+            completers: HashMap::new(),
+        })
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.def.description = Some(description.into());
+        self
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.def.title = Some(title.into());
+        self
+    }
+
+    /// Sets the MIME type of the matching resources, also used for the contents the handler
+    /// returns as text or bytes.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.def.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the annotations.
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.def.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the icons.
+    #[must_use]
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.def.icons = Some(icons);
+        self
+    }
+
+    /// Sets the `_meta` of the definition.
+    #[must_use]
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.def.meta = Some(meta);
+        self
+    }
+
+    /// Completes variable `var` with `handler` (see [`IntoCompletion`]).
+    #[must_use]
+    pub fn complete<F, Fut, R>(mut self, var: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion,
+    {
+        self.completers.insert(var.into(), completer(handler));
+        self
+    }
+
+    /// Completes variable `var` from a fixed list: the values starting with what the user
+    /// typed.
+    #[must_use]
+    pub fn complete_values<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        var: impl Into<String>,
+        values: I,
+    ) -> Self {
+        let values = values.into_iter().map(Into::into).collect();
+        self.completers.insert(var.into(), static_values(values));
+        self
+    }
+
+    /// The definition, as listed in `resources/templates/list`.
+    pub fn definition(&self) -> &mcp_types::ResourceTemplate {
+        &self.def
+    }
+
+    /// The URI template.
+    pub fn uri_template(&self) -> &str {
+        &self.def.uri_template
+    }
+
+    /// The names of the template's variables.
+    pub fn variables(&self) -> &[String] {
+        self.template.variables()
+    }
+
+    pub(crate) fn match_uri(&self, uri: &str) -> Option<UriParams> {
+        self.template.matches(uri).map(|vars| UriParams {
+            uri: uri.to_owned(),
+            vars,
+        })
+    }
+
+    pub(crate) fn read(
+        &self,
+        params: UriParams,
+        cx: Context,
+    ) -> BoxFuture<Result<ReadResourceResult>> {
+        let fut = (self.handler)(params, cx);
+        let mime = self.def.mime_type.clone();
+        Box::pin(async move { fut.await.map(|r| with_mime(r, mime.as_deref())) })
+    }
+
+    pub(crate) fn completer(&self, var: &str) -> Option<&Arc<CompleteFn>> {
+        self.completers.get(var)
+    }
+}
+
+impl Entry for ResourceTemplate {
+    fn key(&self) -> &str {
+        &self.def.uri_template
+    }
+
+    fn definition(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.def)
+    }
+}
+
+/// What a resource handler may return.
+///
+/// | Return type | Contents |
+/// |---|---|
+/// | `String`, `&'static str` | one text item for the URI read |
+/// | `Vec<u8>` | one blob item (base64-encoded) for the URI read |
+/// | `ResourceContents`, `Vec<ResourceContents>` | as is |
+/// | `ReadResourceResult` | as is |
+/// | `Result<T, E: Display>` | `T` as above; `Err` is a JSON-RPC error: an [`Error::Rpc`] as is (e.g. [`Error::resource_not_found`]), anything else -32603 |
+///
+/// Text and blob items get the resource's MIME type unless they carry their own.
+pub trait IntoReadResult: Send + 'static {
+    /// Converts the value; `uri` is the URI being read.
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult>;
+}
+
+impl IntoReadResult for ReadResourceResult {
+    fn into_read_result(self, _uri: &str, _mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        Ok(self)
+    }
+}
+
+impl IntoReadResult for ResourceContents {
+    fn into_read_result(self, _uri: &str, _mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        Ok(ReadResourceResult::new(vec![self]))
+    }
+}
+
+impl IntoReadResult for Vec<ResourceContents> {
+    fn into_read_result(self, _uri: &str, _mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        Ok(ReadResourceResult::new(self))
+    }
+}
+
+impl IntoReadResult for String {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        let mut c = TextResourceContents::new(uri, self);
+        c.mime_type = mime_type.map(str::to_owned);
+        Ok(ReadResourceResult::new(vec![c.into()]))
+    }
+}
+
+impl IntoReadResult for &'static str {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        self.to_owned().into_read_result(uri, mime_type)
+    }
+}
+
+impl IntoReadResult for Vec<u8> {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        let blob = base64::engine::general_purpose::STANDARD.encode(self);
+        let mut c = BlobResourceContents::new(uri, blob);
+        c.mime_type = mime_type.map(str::to_owned);
+        Ok(ReadResourceResult::new(vec![c.into()]))
+    }
+}
+
+impl<T: IntoReadResult, E: fmt::Display + Send + Any> IntoReadResult for Result<T, E> {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+        self.map_err(handler_error)?
+            .into_read_result(uri, mime_type)
+    }
+}

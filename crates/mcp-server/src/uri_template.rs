@@ -1,0 +1,351 @@
+//! Matching URIs against RFC 6570 URI templates.
+//!
+//! RFC 6570 defines only expansion. The crates that can also *match* a URI against a template
+//! either cover level 2 only (`uri-template-ex`, a 0.0.x release) or are AGPL
+//! (`uri-template-system`). So the template is validated (all four levels) by `iri-string`,
+//! a maintained RFC 6570 implementation, and matched here by hand: the template is split into
+//! literals and expressions, and the URI is matched against them with backtracking, each
+//! expression's candidate text parsed back into variables by the rules of its operator.
+//!
+//! Path-like expressions (`{v}`, `{+v}`, `{#v}`, `{.v}`, `{/v}`, `{;v}`) must match a
+//! non-empty value; query expressions (`{?v}`, `{&v}`) may be absent, and so may each of
+//! their variables. Values are percent-decoded. An exploded variable (`{/v*}`) takes the rest
+//! of its expression's items, joined with `,`.
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone)]
+pub(crate) struct UriTemplate {
+    parts: Vec<Part>,
+    variables: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Part {
+    Literal(String),
+    Expr { op: Op, vars: Vec<VarSpec> },
+}
+
+#[derive(Debug, Clone)]
+struct VarSpec {
+    name: String,
+    explode: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Simple,
+    Reserved,
+    Fragment,
+    Label,
+    Path,
+    PathParam,
+    Query,
+    QueryCont,
+}
+
+impl Op {
+    fn from_char(c: char) -> Option<Op> {
+        Some(match c {
+            '+' => Op::Reserved,
+            '#' => Op::Fragment,
+            '.' => Op::Label,
+            '/' => Op::Path,
+            ';' => Op::PathParam,
+            '?' => Op::Query,
+            '&' => Op::QueryCont,
+            _ => return None,
+        })
+    }
+
+    fn prefix(self) -> Option<char> {
+        match self {
+            Op::Simple | Op::Reserved => None,
+            Op::Fragment => Some('#'),
+            Op::Label => Some('.'),
+            Op::Path => Some('/'),
+            Op::PathParam => Some(';'),
+            Op::Query => Some('?'),
+            Op::QueryCont => Some('&'),
+        }
+    }
+
+    fn separator(self) -> char {
+        match self {
+            Op::Simple | Op::Reserved | Op::Fragment => ',',
+            Op::Label => '.',
+            Op::Path => '/',
+            Op::PathParam => ';',
+            Op::Query | Op::QueryCont => '&',
+        }
+    }
+
+    fn named(self) -> bool {
+        matches!(self, Op::PathParam | Op::Query | Op::QueryCont)
+    }
+
+    fn allows_reserved(self) -> bool {
+        matches!(self, Op::Reserved | Op::Fragment)
+    }
+
+    fn optional(self) -> bool {
+        matches!(self, Op::Query | Op::QueryCont)
+    }
+}
+
+impl UriTemplate {
+    /// Parses and validates `template`.
+    pub(crate) fn parse(template: &str) -> Result<UriTemplate, String> {
+        let checked =
+            iri_string::template::UriTemplateStr::new(template).map_err(|e| e.to_string())?;
+        let variables = checked.variables().map(|v| v.as_str().to_owned()).collect();
+        let mut parts = Vec::new();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                parts.push(Part::Literal(rest[..open].to_owned()));
+            }
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| "unclosed expression".to_owned())?
+                + open;
+            let mut body = &rest[open + 1..close];
+            let op = match body.chars().next().and_then(Op::from_char) {
+                Some(op) => {
+                    body = &body[1..];
+                    op
+                }
+                None => Op::Simple,
+            };
+            let vars = body
+                .split(',')
+                .map(|spec| {
+                    let (spec, explode) = match spec.strip_suffix('*') {
+                        Some(s) => (s, true),
+                        None => (spec, false),
+                    };
+                    let name = spec.split(':').next().unwrap_or(spec).to_owned();
+                    VarSpec { name, explode }
+                })
+                .collect();
+            parts.push(Part::Expr { op, vars });
+            rest = &rest[close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Literal(rest.to_owned()));
+        }
+        Ok(UriTemplate { parts, variables })
+    }
+
+    /// The names of the template's variables, in order.
+    pub(crate) fn variables(&self) -> &[String] {
+        &self.variables
+    }
+
+    /// The variables if `uri` matches the template.
+    pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        let mut vars = BTreeMap::new();
+        match_parts(&self.parts, uri, &mut vars).then_some(vars)
+    }
+}
+
+fn match_parts(parts: &[Part], s: &str, vars: &mut BTreeMap<String, String>) -> bool {
+    let Some((first, rest)) = parts.split_first() else {
+        return s.is_empty();
+    };
+    match first {
+        Part::Literal(lit) => s
+            .strip_prefix(lit.as_str())
+            .is_some_and(|tail| match_parts(rest, tail, vars)),
+        Part::Expr { op, vars: specs } => {
+            // Longest candidate first: greedy, like a regex `.*` with backtracking.
+            let ends = s
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain(std::iter::once(s.len()))
+                .rev();
+            for end in ends {
+                let mut bound = BTreeMap::new();
+                if parse_expansion(*op, specs, &s[..end], &mut bound) {
+                    let before = vars.clone();
+                    vars.extend(bound);
+                    if match_parts(rest, &s[end..], vars) {
+                        return true;
+                    }
+                    *vars = before;
+                }
+            }
+            false
+        }
+    }
+}
+
+/// Parses `text` as the expansion of one expression, binding its variables.
+fn parse_expansion(
+    op: Op,
+    specs: &[VarSpec],
+    text: &str,
+    out: &mut BTreeMap<String, String>,
+) -> bool {
+    if text.is_empty() {
+        return op.optional();
+    }
+    let body = match op.prefix() {
+        Some(p) => match text.strip_prefix(p) {
+            Some(b) => b,
+            None => return false,
+        },
+        None => text,
+    };
+    let valid = |v: &str| {
+        v.chars().all(|c| {
+            !c.is_whitespace()
+                && (op.allows_reserved() || !is_reserved(c))
+                && c != op.separator()
+                && !(op.named() && c == '=')
+        }) || (op.allows_reserved() && specs.len() == 1 && !v.contains(char::is_whitespace))
+    };
+    let items: Vec<&str> = if !op.named() && specs.len() == 1 && op.allows_reserved() {
+        vec![body]
+    } else {
+        body.split(op.separator()).collect()
+    };
+    if op.named() {
+        for item in items {
+            let (name, value) = item.split_once('=').unwrap_or((item, ""));
+            let Some(spec) = specs.iter().find(|s| s.name == name) else {
+                return false;
+            };
+            if !valid(value) || out.contains_key(&spec.name) {
+                return false;
+            }
+            out.insert(spec.name.clone(), decode(value));
+        }
+        return true;
+    }
+    let mut items = items.into_iter();
+    for spec in specs {
+        let value = if spec.explode {
+            let rest: Vec<&str> = items.by_ref().collect();
+            if rest.is_empty() {
+                return false;
+            }
+            rest.iter().map(|v| decode(v)).collect::<Vec<_>>().join(",")
+        } else {
+            match items.next() {
+                Some(v) => decode(v),
+                None => return false,
+            }
+        };
+        out.insert(spec.name.clone(), value);
+    }
+    items.next().is_none() && body_valid(op, specs, body, &valid)
+}
+
+fn body_valid(op: Op, specs: &[VarSpec], body: &str, valid: &dyn Fn(&str) -> bool) -> bool {
+    if op.allows_reserved() && specs.len() == 1 {
+        return !body.is_empty() && valid(body);
+    }
+    body.split(op.separator())
+        .all(|v| !v.is_empty() && valid(v))
+}
+
+fn is_reserved(c: char) -> bool {
+    ":/?#[]@!$&'()*+,;=".contains(c)
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(t: &str, uri: &str) -> Option<Vec<(String, String)>> {
+        UriTemplate::parse(t)
+            .unwrap()
+            .matches(uri)
+            .map(|v| v.into_iter().collect())
+    }
+
+    fn kv(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn simple_and_reserved() {
+        assert_eq!(
+            m("test://template/{id}/data", "test://template/123/data"),
+            kv(&[("id", "123")])
+        );
+        assert_eq!(
+            m("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
+        assert_eq!(
+            m("test://template/{id}/data", "test://template//data"),
+            None
+        );
+        assert_eq!(
+            m("file:///{+path}", "file:///a/b/c.txt"),
+            kv(&[("path", "a/b/c.txt")])
+        );
+        assert_eq!(m("users://{id}", "users://a%20b"), kv(&[("id", "a b")]));
+        assert_eq!(m("x://{a},{b}", "x://1,2"), kv(&[("a", "1"), ("b", "2")]));
+        assert_eq!(m("x://{a}-{b}", "x://1-2"), kv(&[("a", "1"), ("b", "2")]));
+        assert_eq!(m("x://{a}", "y://1"), None);
+    }
+
+    #[test]
+    fn operators() {
+        assert_eq!(m("x://h{/seg*}", "x://h/a/b"), kv(&[("seg", "a,b")]));
+        assert_eq!(m("x://h{/a,b}", "x://h/1/2"), kv(&[("a", "1"), ("b", "2")]));
+        assert_eq!(m("x://h/f{.ext}", "x://h/f.json"), kv(&[("ext", "json")]));
+        assert_eq!(m("x://h{#frag}", "x://h#a/b"), kv(&[("frag", "a/b")]));
+        assert_eq!(m("x://h{;v}", "x://h;v=1"), kv(&[("v", "1")]));
+        assert_eq!(
+            m("x://s{?q,lang}", "x://s?q=rust&lang=en"),
+            kv(&[("lang", "en"), ("q", "rust")])
+        );
+        assert_eq!(m("x://s{?q,lang}", "x://s?lang=en"), kv(&[("lang", "en")]));
+        assert_eq!(m("x://s{?q,lang}", "x://s"), kv(&[]));
+        assert_eq!(m("x://s{?q}", "x://s?other=1"), None);
+        assert_eq!(
+            m("x://s{?q}{&p}", "x://s?q=1&p=2"),
+            kv(&[("p", "2"), ("q", "1")])
+        );
+    }
+
+    #[test]
+    fn invalid_templates_are_refused() {
+        assert!(UriTemplate::parse("x://{unclosed").is_err());
+        assert!(UriTemplate::parse("x://{a b}").is_err());
+        let t = UriTemplate::parse("x://{a}/{+b}{?c}").unwrap();
+        assert_eq!(t.variables(), ["a", "b", "c"]);
+    }
+}
