@@ -373,6 +373,11 @@ impl<H: Handler> Driver<H> {
             return;
         };
         let id = done.id;
+        // What the handler sent through its peer before returning (progress, logs) goes out
+        // before its response.
+        while let Ok(msg) = self.outbound_rx.try_recv() {
+            self.enqueue_from_peer(msg);
+        }
         let response = match done.output {
             None => None,
             Some(_) if running.token.is_cancelled() => None,

@@ -124,6 +124,15 @@ impl Handler for TestHandler {
                 }
                 to_raw_value(&tag)
             }
+            "burst" => {
+                // Progress sent back to back, with no pause before the response.
+                for i in 1..=5 {
+                    ctx.report_progress(f64::from(i), None, None)
+                        .await
+                        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                }
+                to_raw_value(&"done")
+            }
             "typed" => {
                 #[derive(serde::Deserialize)]
                 struct Typed {

@@ -82,3 +82,28 @@ async fn unroutable_progress_reaches_the_handler() {
         r#"notifications/progress {"progressToken":"nobody","progress":1}"#
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_handlers_progress_goes_out_before_its_response() {
+    let (p, _events) = probe();
+    let (_peer, mut remote, _run) = start(TestHandler(p), Config::default());
+    send_text(
+        &mut remote,
+        r#"{"jsonrpc":"2.0","id":7,"method":"burst","params":{"_meta":{"progressToken":"t"}}}"#,
+    )
+    .await;
+    let mut seen = Vec::new();
+    loop {
+        let msg = crate::common::recv_value(&mut remote).await;
+        let done = msg.get("id").is_some();
+        seen.push(
+            msg["params"]["progress"]
+                .as_f64()
+                .map_or("response".to_owned(), |p| p.to_string()),
+        );
+        if done {
+            break;
+        }
+    }
+    assert_eq!(seen, ["1", "2", "3", "4", "5", "response"]);
+}
