@@ -1,0 +1,209 @@
+//! The crate's [`Error`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_jsonrpc::ErrorObject;
+use mcp_types::ProtocolVersion;
+
+/// A boxed error, as carried by [`Error::Transport`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Which side was expected to declare a capability; see [`Error::CapabilityNotDeclared`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// This client.
+    Client,
+    /// The server.
+    Server,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Client => "client",
+            Side::Server => "server",
+        })
+    }
+}
+
+/// Everything that can go wrong talking to an MCP server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The server answered with a JSON-RPC error (code, message, data).
+    #[error("server returned an error: {0}")]
+    Rpc(ErrorObject),
+    /// No response arrived in time; the request was cancelled on the server.
+    #[error("request timed out after {0:?}")]
+    Timeout(Duration),
+    /// The connection is closed, or closed while the request was pending.
+    ///
+    /// If the transport failed, `source` is its error (the stdio transport, for one, names
+    /// the exit status of the server process there).
+    #[error("connection closed: {reason}")]
+    Closed {
+        /// Why the connection closed.
+        reason: String,
+        /// The transport's error, when a transport failure closed the connection.
+        #[source]
+        source: Option<SharedError>,
+    },
+    /// The transport failed (returned by the [`Connection`](crate::Connection) future).
+    #[error("transport error")]
+    Transport(#[source] BoxError),
+    /// A message could not be encoded, or the server's answer could not be decoded.
+    #[error("invalid {what} for {method}")]
+    Decode {
+        /// The method whose params or result were at fault.
+        method: String,
+        /// `"params"` or `"result"`.
+        what: &'static str,
+        /// The serde error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A message exceeded the configured maximum size.
+    #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
+    MessageTooLarge {
+        /// The size of the message, in bytes.
+        size: usize,
+        /// The configured limit, in bytes.
+        limit: usize,
+    },
+    /// The server chose a protocol version this client does not support; the client has
+    /// disconnected.
+    #[error(
+        "server chose protocol version {version}, which this client does not support \
+         (supported: {})",
+        crate::client::SUPPORTED_VERSIONS_TEXT
+    )]
+    UnsupportedProtocolVersion {
+        /// The version the server answered with (or the one configured, if the client cannot
+        /// propose it).
+        version: ProtocolVersion,
+    },
+    /// A tool's `structuredContent` does not match the `outputSchema` it declared in the last
+    /// `tools/list`.
+    #[error("structured content of tool {tool:?} does not match its output schema: {}", errors.join("; "))]
+    OutputSchemaMismatch {
+        /// The tool's name.
+        tool: String,
+        /// What did not match, one message per violation.
+        errors: Vec<String>,
+    },
+    /// A tool declared an `outputSchema` that is not a valid JSON Schema, so its results
+    /// cannot be checked.
+    #[error("tool {tool:?} declares an invalid output schema: {message}")]
+    InvalidOutputSchema {
+        /// The tool's name.
+        tool: String,
+        /// Why the schema was rejected.
+        message: String,
+    },
+    /// The operation needs a capability that was not declared: by this client (e.g.
+    /// [`Client::set_roots`](crate::Client::set_roots) without roots), or by the server (with
+    /// [`ClientBuilder::strict_capabilities`](crate::ClientBuilder::strict_capabilities)).
+    #[error("the {side} did not declare the {capability} capability")]
+    CapabilityNotDeclared {
+        /// Who should have declared it.
+        side: Side,
+        /// The capability, e.g. `"roots"` or `"resources.subscribe"`.
+        capability: &'static str,
+    },
+    /// The server broke the protocol, e.g. a paginated list that repeats its cursor.
+    #[error("protocol violation in {method}: {message}")]
+    Protocol {
+        /// The method concerned.
+        method: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The keep-alive ping failed, so the connection was closed (returned by the
+    /// [`Connection`](crate::Connection) future).
+    #[error("keep-alive ping failed")]
+    PingFailed(#[source] Box<Error>),
+    /// Another error of the JSON-RPC layer.
+    #[error(transparent)]
+    Jsonrpc(mcp_jsonrpc::Error),
+}
+
+impl Error {
+    /// The server's JSON-RPC error, if this is one.
+    pub fn as_rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            Error::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the connection is closed (for [`Error::Closed`] and [`Error::Transport`]).
+    pub fn is_closed(&self) -> bool {
+        matches!(self, Error::Closed { .. } | Error::Transport(_))
+    }
+
+    pub(crate) fn decode(method: &str, what: &'static str, source: serde_json::Error) -> Self {
+        Error::Decode {
+            method: method.to_owned(),
+            what,
+            source,
+        }
+    }
+
+    /// Maps an error of the JSON-RPC layer; `transport` is the transport failure recorded for
+    /// this connection, if any.
+    pub(crate) fn from_jsonrpc(
+        e: mcp_jsonrpc::Error,
+        method: &str,
+        transport: Option<SharedError>,
+    ) -> Self {
+        match e {
+            mcp_jsonrpc::Error::Rpc(e) => Error::Rpc(e),
+            mcp_jsonrpc::Error::Timeout(d) => Error::Timeout(d),
+            mcp_jsonrpc::Error::Closed { reason } => match transport {
+                Some(source) => Error::Closed {
+                    reason: "the transport failed".to_owned(),
+                    source: Some(source),
+                },
+                None => Error::Closed {
+                    reason,
+                    source: None,
+                },
+            },
+            mcp_jsonrpc::Error::Transport(e) => Error::Transport(e),
+            mcp_jsonrpc::Error::Decode(e) => Error::decode(method, "params", e),
+            mcp_jsonrpc::Error::MessageTooLarge { size, limit } => {
+                Error::MessageTooLarge { size, limit }
+            }
+            other => Error::Jsonrpc(other),
+        }
+    }
+}
+
+/// A transport error shared between the failed call(s) that report it and the connection.
+///
+/// Displays as, and has the source of, the transport's own error.
+#[derive(Debug, Clone)]
+pub struct SharedError(pub(crate) Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl SharedError {
+    /// The transport's error.
+    pub fn inner(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl std::fmt::Display for SharedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for SharedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}

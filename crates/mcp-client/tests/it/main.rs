@@ -1,0 +1,11 @@
+//! Integration tests of `mcp-client` against a scripted fake server over the memory pair.
+
+mod calls;
+mod close;
+mod init;
+mod notifications;
+mod output_schema;
+mod ping;
+mod server_requests;
+mod support;
+mod timeouts;
