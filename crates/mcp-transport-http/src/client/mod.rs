@@ -1,0 +1,332 @@
+//! The client side: [`StreamableHttpClientTransport`], a [`Transport`] over `reqwest`.
+//!
+//! It speaks Streamable HTTP (protocol revisions 2025-03-26 to 2025-11-25) and falls back to
+//! the legacy HTTP+SSE transport of 2024-11-05 when the server refuses the POST of
+//! `initialize`.
+//!
+//! ```no_run
+//! use mcp_jsonrpc::{Config, Connection};
+//! use mcp_transport_http::client::StreamableHttpClientTransport;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let transport = StreamableHttpClientTransport::builder("https://example.com/mcp")
+//!     .header("x-api-key", "secret")
+//!     .build()?;
+//! let (connection, peer) = Connection::new(transport, (), Config::default());
+//! tokio::spawn(connection.run());
+//! let params = serde_json::value::to_raw_value(&serde_json::json!({
+//!     "protocolVersion": "2025-11-25",
+//!     "capabilities": {},
+//!     "clientInfo": { "name": "example", "version": "1.0.0" }
+//! }))?;
+//! let result = peer.request("initialize", Some(params)).await?;
+//! peer.notify("notifications/initialized", None).await?;
+//! # let _ = result;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What goes over the wire
+//!
+//! - Every message is a POST with `Accept: application/json, text/event-stream` and
+//!   `Content-Type: application/json`, plus the builder's headers and those of the
+//!   [`HeaderProvider`]. A request is answered with JSON or with an SSE stream (whose events
+//!   may carry server requests and notifications before the response); notifications and
+//!   responses get 202.
+//! - The `Mcp-Session-Id` of the `initialize` response, and the protocol version of its
+//!   result, go out as `Mcp-Session-Id` and `MCP-Protocol-Version` on every later request.
+//! - Once `notifications/initialized` has been accepted, the transport opens the standalone
+//!   GET stream (a 405 means the server offers none).
+//! - [`Transport::close`] ends the session with DELETE (a 405 is fine).
+//!
+//! # Reconnection and resumption
+//!
+//! - A POST's SSE stream that ends before the response: after the server's `retry`
+//!   interval (or [`Reconnect::initial_delay`]), the transport resumes it with GET and
+//!   `Last-Event-ID`, as often as the server closes it. A failed attempt is retried with
+//!   exponential backoff, up to [`Reconnect::max_attempts`] in a row; then (or if the
+//!   server sent no event id, or answers 405) the request fails with
+//!   [`Error::StreamEnded`].
+//! - The GET stream is reopened the same way whenever it ends.
+//! - HTTP 404 on a request that carried a session id means the session is gone: the
+//!   transport re-sends the cached `initialize` request and `notifications/initialized`,
+//!   takes the new session id, and fails every request still pending on the old session
+//!   with a -32603 error response, "session expired; the request was not completed".
+//!
+//! # Failures
+//!
+//! What concerns one request (an HTTP error status, a network error, a stream that could
+//! not be resumed) becomes a JSON-RPC error response for it, from [`recv`]: the request
+//! fails and the connection carries on. A failed notification or response makes its `send`
+//! fail with [`Error`], which ends the connection, as does failing to start a new session.
+//!
+//! # No background tasks
+//!
+//! The transport spawns nothing. Each POST runs inside its `send` future, which returns
+//! once the response headers have arrived (and, for JSON, the body is queued). SSE bodies
+//! and the GET stream are drained by [`recv`], which polls the active streams alongside a
+//! bounded queue of ready messages: keep calling `recv` (the connection always does).
+//!
+//! # Cancel safety
+//!
+//! - [`recv`] is cancel-safe: the streams, their reconnection timers and the queue live in
+//!   the transport, and a message is taken out only when it is returned.
+//! - `send` futures do not borrow the transport and are not cancel-safe (dropped midway, a
+//!   message may or may not have been delivered).
+//! - [`Transport::close`] is not cancel-safe: dropped midway, the DELETE may not be sent.
+//!
+//! [`recv`]: Transport::recv
+
+mod builder;
+mod error;
+mod shared;
+mod sse;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::{Future, poll_fn};
+use std::sync::Arc;
+use std::task::Poll;
+
+use futures::StreamExt;
+use futures::stream::SelectAll;
+use mcp_jsonrpc::{Id, Message, Response, Transport};
+use tokio::sync::mpsc;
+
+pub use builder::{HeaderProvider, Reconnect, StreamableHttpClientTransportBuilder};
+pub use error::{Error, Result};
+
+use shared::{Inbound, Init, Mode, Outgoing, Shared, Task};
+
+/// The MCP client transport over HTTP: Streamable HTTP, with a fallback to the legacy
+/// HTTP+SSE transport. See the [module docs](self).
+///
+/// Build it with [`builder`](Self::builder) (or [`new`](Self::new) for the defaults) and
+/// run it in an [`mcp_jsonrpc::Connection`].
+pub struct StreamableHttpClientTransport {
+    shared: Arc<Shared>,
+    inbox: mpsc::Receiver<Inbound>,
+    tasks: SelectAll<Task>,
+    ready: VecDeque<Message>,
+    ended: bool,
+}
+
+/// A shorter name for [`StreamableHttpClientTransport`].
+pub type HttpClientTransport = StreamableHttpClientTransport;
+
+impl fmt::Debug for StreamableHttpClientTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let st = self.shared.state();
+        f.debug_struct("StreamableHttpClientTransport")
+            .field("url", &self.shared.url.as_str())
+            .field("mode", &st.mode)
+            .field("session", &st.session)
+            .field("protocol_version", &st.version)
+            .field("pending", &st.pending.len())
+            .field("streams", &self.tasks.len())
+            .field("ready", &self.ready.len())
+            .finish()
+    }
+}
+
+impl StreamableHttpClientTransport {
+    /// Starts building a transport for the MCP endpoint at `url`.
+    pub fn builder(url: impl Into<String>) -> StreamableHttpClientTransportBuilder {
+        StreamableHttpClientTransportBuilder::new(url)
+    }
+
+    /// A transport for `url` with the default options.
+    pub fn new(url: impl Into<String>) -> Result<Self> {
+        Self::builder(url).build()
+    }
+
+    pub(crate) fn from_parts(shared: Arc<Shared>, inbox: mpsc::Receiver<Inbound>) -> Self {
+        StreamableHttpClientTransport {
+            shared,
+            inbox,
+            tasks: SelectAll::new(),
+            ready: VecDeque::new(),
+            ended: false,
+        }
+    }
+
+    /// The session id the server assigned, if any.
+    pub fn session_id(&self) -> Option<String> {
+        let st = self.shared.state();
+        st.session
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    }
+
+    /// The negotiated protocol version, once the `initialize` response has been received.
+    pub fn protocol_version(&self) -> Option<String> {
+        let st = self.shared.state();
+        st.version
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    }
+
+    /// Whether the transport fell back to the legacy HTTP+SSE transport.
+    pub fn is_legacy(&self) -> bool {
+        matches!(self.shared.state().mode, Mode::Legacy(_))
+    }
+
+    /// Handles one item synchronously (so that `recv` stays cancel-safe).
+    fn handle(&mut self, item: Inbound) -> Result<()> {
+        match item {
+            Inbound::Message(msg) => self.ready.push_back(msg),
+            Inbound::Spawn(task) => {
+                if !self.ended {
+                    self.tasks.push(task);
+                }
+            }
+            Inbound::Expired { generation } => {
+                let tasks = std::mem::take(&mut self.tasks);
+                self.tasks = tasks
+                    .into_iter()
+                    .filter(|t| t.generation > generation)
+                    .collect();
+                let failed: Vec<Id> = {
+                    let mut st = self.shared.state();
+                    let ids: Vec<Id> = st
+                        .pending
+                        .iter()
+                        .filter(|(_, g)| **g <= generation)
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    for id in &ids {
+                        st.pending.remove(id);
+                    }
+                    ids
+                };
+                let error = Error::SessionExpired.to_error_object();
+                for id in failed {
+                    self.ready
+                        .push_back(Message::Response(Response::error(Some(id), error.clone())));
+                }
+            }
+            Inbound::Failed(e) => {
+                self.ended = true;
+                self.tasks = SelectAll::new();
+                return Err(e);
+            }
+            Inbound::End => {
+                self.ended = true;
+                self.tasks = SelectAll::new();
+            }
+        }
+        Ok(())
+    }
+
+    /// Updates the state for a message about to be returned by `recv`.
+    fn observe(&self, msg: &Message) {
+        match msg {
+            Message::Response(r) => {
+                let Some(id) = &r.id else { return };
+                let mut st = self.shared.state();
+                st.pending.remove(id);
+                let is_init = st.init.as_ref().is_some_and(|init| &init.id == id);
+                if is_init
+                    && !matches!(st.mode, Mode::Legacy(_))
+                    && let Ok(result) = &r.result
+                {
+                    st.version = shared::protocol_version(result);
+                }
+            }
+            Message::Batch(items) => items.iter().for_each(|m| self.observe(m)),
+            _ => {}
+        }
+    }
+}
+
+/// Serializes `msg` and notes what the transport needs to know about it.
+fn outgoing(shared: &Shared, msg: &Message) -> Result<Outgoing> {
+    let body = msg.to_json().map_err(Error::Encode)?;
+    let mut ids = Vec::new();
+    let mut initialize = false;
+    let mut initialized = false;
+    let mut visit = |m: &Message| match m {
+        Message::Request(r) => {
+            ids.push(r.id.clone());
+            if r.method == "initialize" {
+                initialize = true;
+                shared.state().init = Some(Init {
+                    id: r.id.clone(),
+                    body: m.to_json().unwrap_or_default(),
+                });
+            }
+        }
+        Message::Notification(n) if n.method == "notifications/initialized" => {
+            initialized = true;
+        }
+        Message::Notification(n) if n.method == "notifications/cancelled" => {
+            #[derive(serde::Deserialize)]
+            struct Cancelled {
+                #[serde(rename = "requestId")]
+                request_id: Id,
+            }
+            if let Ok(c) = n.params::<Cancelled>() {
+                shared.state().pending.remove(&c.request_id);
+            }
+        }
+        _ => {}
+    };
+    match msg {
+        Message::Batch(items) => items.iter().for_each(&mut visit),
+        m => visit(m),
+    }
+    Ok(Outgoing {
+        body,
+        ids,
+        initialize,
+        initialized,
+    })
+}
+
+impl Transport for StreamableHttpClientTransport {
+    type Error = Error;
+
+    fn send(&mut self, msg: Message) -> impl Future<Output = Result<()>> + Send + 'static {
+        let shared = self.shared.clone();
+        let out = outgoing(&shared, &msg);
+        async move { shared.send(out?).await }
+    }
+
+    async fn recv(&mut self) -> Result<Option<Message>> {
+        loop {
+            if let Some(msg) = self.ready.pop_front() {
+                self.observe(&msg);
+                return Ok(Some(msg));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            let inbox = &mut self.inbox;
+            let tasks = &mut self.tasks;
+            let item = poll_fn(|cx| {
+                if let Poll::Ready(item) = inbox.poll_recv(cx) {
+                    // The transport holds a sender, so the inbox never closes.
+                    return Poll::Ready(item.unwrap_or(Inbound::End));
+                }
+                match tasks.poll_next_unpin(cx) {
+                    Poll::Ready(Some(item)) => Poll::Ready(item),
+                    _ => Poll::Pending,
+                }
+            })
+            .await;
+            self.handle(item)?;
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<()>> + Send {
+        self.ended = true;
+        self.tasks = SelectAll::new();
+        let shared = self.shared.clone();
+        async move { shared.close().await }
+    }
+}

@@ -1,0 +1,683 @@
+//! The state shared by the transport, its send futures and its SSE tasks, and the HTTP
+//! exchanges themselves (POST, GET, DELETE, starting a new session, the legacy fallback).
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use mcp_jsonrpc::{ErrorObject, Id, Message, Response};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{StatusCode, Url};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use super::builder::{HeaderProvider, Reconnect};
+use super::error::{Error, Result, snippet};
+use super::sse::SseTask;
+
+/// `Mcp-Session-Id`.
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `MCP-Protocol-Version`.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Last-Event-ID`.
+pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const INBOX_CAPACITY: usize = 64;
+
+/// A parsed SSE stream.
+pub(crate) type Events =
+    BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
+
+pub(crate) fn events(resp: reqwest::Response) -> Events {
+    resp.bytes_stream().eventsource().boxed()
+}
+
+/// What the send futures and the SSE tasks hand to `recv`.
+pub(crate) enum Inbound {
+    /// A message for the connection.
+    Message(Message),
+    /// An SSE stream (or any task) for `recv` to drive.
+    Spawn(Task),
+    /// The session of this generation (and older) ended and a new one started: drop its
+    /// tasks and fail the requests still pending on it.
+    Expired { generation: u64 },
+    /// The transport failed; `recv` returns this error.
+    Failed(Error),
+    /// The server ended the (legacy) stream; `recv` returns `Ok(None)`.
+    End,
+}
+
+/// A stream `recv` drives, tagged with the session generation it belongs to.
+pub(crate) struct Task {
+    pub(crate) generation: u64,
+    pub(crate) stream: BoxStream<'static, Inbound>,
+}
+
+impl Stream for Task {
+    type Item = Inbound;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Inbound>> {
+        self.stream.poll_next_unpin(cx)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Mode {
+    /// Before the response to `initialize`.
+    Unknown,
+    /// Streamable HTTP.
+    Streamable,
+    /// Legacy HTTP+SSE: messages are POSTed to this endpoint.
+    Legacy(Url),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GetStream {
+    NotOpened,
+    Open,
+    NotOffered,
+}
+
+/// The cached `initialize` request, re-sent to start a new session.
+#[derive(Debug, Clone)]
+pub(crate) struct Init {
+    pub(crate) id: Id,
+    pub(crate) body: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) mode: Mode,
+    pub(crate) session: Option<HeaderValue>,
+    pub(crate) version: Option<HeaderValue>,
+    /// Bumped each time a new session replaces an expired one.
+    pub(crate) generation: u64,
+    pub(crate) init: Option<Init>,
+    /// Requests sent and not yet answered, with the generation they were sent in.
+    pub(crate) pending: HashMap<Id, u64>,
+    pub(crate) get: GetStream,
+    pub(crate) closed: bool,
+}
+
+/// The session headers of one generation.
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    pub(crate) id: Option<HeaderValue>,
+    pub(crate) version: Option<HeaderValue>,
+    pub(crate) generation: u64,
+}
+
+impl State {
+    pub(crate) fn session(&self) -> Session {
+        Session {
+            id: self.session.clone(),
+            version: self.version.clone(),
+            generation: self.generation,
+        }
+    }
+}
+
+/// One outgoing message, serialized.
+#[derive(Debug)]
+pub(crate) struct Outgoing {
+    pub(crate) body: String,
+    /// The ids of the requests in it (more than one only in a batch).
+    pub(crate) ids: Vec<Id>,
+    /// It is the `initialize` request.
+    pub(crate) initialize: bool,
+    /// It is the `notifications/initialized` notification.
+    pub(crate) initialized: bool,
+}
+
+pub(crate) struct Options {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: Url,
+    pub(crate) headers: HeaderMap,
+    pub(crate) provider: Option<Arc<dyn HeaderProvider>>,
+    pub(crate) reconnect: Reconnect,
+    pub(crate) legacy_fallback: bool,
+    pub(crate) timeout: Duration,
+}
+
+pub(crate) struct Shared {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: Url,
+    headers: HeaderMap,
+    provider: Option<Arc<dyn HeaderProvider>>,
+    pub(crate) reconnect: Reconnect,
+    legacy_fallback: bool,
+    timeout: Duration,
+    inbox: mpsc::Sender<Inbound>,
+    state: Mutex<State>,
+    /// Held while a new session is being started; sends wait for it.
+    reinit: tokio::sync::Mutex<()>,
+}
+
+#[derive(Deserialize)]
+struct InitializeResult {
+    #[serde(rename = "protocolVersion")]
+    protocol_version: String,
+}
+
+/// The `protocolVersion` of an `initialize` result, as a header value.
+pub(crate) fn protocol_version(result: &serde_json::value::RawValue) -> Option<HeaderValue> {
+    let parsed: InitializeResult = serde_json::from_str(result.get()).ok()?;
+    HeaderValue::from_str(&parsed.protocol_version).ok()
+}
+
+enum Body {
+    Json,
+    Sse,
+    Other(String),
+}
+
+fn body_kind(headers: &HeaderMap) -> Body {
+    let ct = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/json" => Body::Json,
+        "text/event-stream" => Body::Sse,
+        _ => Body::Other(ct),
+    }
+}
+
+pub(crate) fn is_sse(headers: &HeaderMap) -> bool {
+    matches!(body_kind(headers), Body::Sse)
+}
+
+/// The JSON-RPC error object in an HTTP error body, if it holds one.
+fn rpc_error(body: &str) -> Option<ErrorObject> {
+    match Message::decode(body.as_bytes()) {
+        Message::Response(Response { result: Err(e), .. }) => Some(e),
+        _ => None,
+    }
+}
+
+async fn status_error(resp: reqwest::Response) -> (Error, Option<ErrorObject>) {
+    let status = resp.status();
+    let body = resp.text().await.unwrap_or_default();
+    let rpc = rpc_error(&body);
+    (
+        Error::Status {
+            status,
+            body: snippet(&body),
+        },
+        rpc,
+    )
+}
+
+impl Shared {
+    pub(crate) fn new(o: Options) -> (Arc<Shared>, mpsc::Receiver<Inbound>) {
+        let (tx, rx) = mpsc::channel(INBOX_CAPACITY);
+        let shared = Shared {
+            http: o.http,
+            url: o.url,
+            headers: o.headers,
+            provider: o.provider,
+            reconnect: o.reconnect,
+            legacy_fallback: o.legacy_fallback,
+            timeout: o.timeout,
+            inbox: tx,
+            state: Mutex::new(State {
+                mode: Mode::Unknown,
+                session: None,
+                version: None,
+                generation: 0,
+                init: None,
+                pending: HashMap::new(),
+                get: GetStream::NotOpened,
+                closed: false,
+            }),
+            reinit: tokio::sync::Mutex::new(()),
+        };
+        (Arc::new(shared), rx)
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands an item to `recv`. Fails only if the transport is gone, and then nobody cares.
+    pub(crate) async fn push(&self, item: Inbound) {
+        let _ = self.inbox.send(item).await;
+    }
+
+    /// Yields an error response for each of `ids`.
+    pub(crate) async fn fail(&self, ids: &[Id], error: ErrorObject) {
+        for id in ids {
+            self.push(Inbound::Message(Message::Response(Response::error(
+                Some(id.clone()),
+                error.clone(),
+            ))))
+            .await;
+        }
+    }
+
+    /// Fails the requests among `ids` with `error`, or returns it if there are none.
+    async fn fail_or_err(&self, ids: &[Id], error: Error) -> Result<()> {
+        if ids.is_empty() {
+            return Err(error);
+        }
+        tracing::warn!(error = %error, "request failed");
+        self.fail(ids, error.to_error_object()).await;
+        Ok(())
+    }
+
+    /// The builder's headers, then the provider's.
+    async fn base_headers(&self) -> Result<HeaderMap> {
+        let mut headers = self.headers.clone();
+        if let Some(provider) = &self.provider {
+            let extra = provider.headers().await.map_err(Error::Headers)?;
+            let mut last: Option<HeaderName> = None;
+            for (name, value) in extra {
+                match name {
+                    Some(name) => {
+                        headers.insert(name.clone(), value);
+                        last = Some(name);
+                    }
+                    None => {
+                        if let Some(name) = &last {
+                            headers.append(name.clone(), value);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(headers)
+    }
+
+    async fn session_headers(&self, session: &Session) -> Result<HeaderMap> {
+        let mut headers = self.base_headers().await?;
+        if let Some(id) = &session.id {
+            headers.insert(SESSION_ID, id.clone());
+        }
+        if let Some(version) = &session.version {
+            headers.insert(PROTOCOL_VERSION, version.clone());
+        }
+        Ok(headers)
+    }
+
+    async fn post(&self, url: &Url, body: String, session: &Session) -> Result<reqwest::Response> {
+        let mut headers = self.session_headers(session).await?;
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        Ok(self
+            .http
+            .post(url.clone())
+            .headers(headers)
+            .body(body)
+            .send()
+            .await?)
+    }
+
+    /// Opens (or resumes, with `last_event_id`) an SSE stream with GET.
+    pub(crate) async fn get(
+        &self,
+        session: &Session,
+        last_event_id: Option<&str>,
+    ) -> Result<reqwest::Response> {
+        let mut headers = self.session_headers(session).await?;
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        if let Some(id) = last_event_id {
+            match HeaderValue::from_str(id) {
+                Ok(v) => {
+                    headers.insert(LAST_EVENT_ID, v);
+                }
+                Err(_) => tracing::warn!(id, "sse event id is not a valid header value"),
+            }
+        }
+        Ok(self
+            .http
+            .get(self.url.clone())
+            .headers(headers)
+            .send()
+            .await?)
+    }
+
+    /// The session of `generation`, or `None` if it is gone (or the transport closed).
+    pub(crate) fn session_of(&self, generation: u64) -> Option<Session> {
+        let st = self.state();
+        (st.generation == generation && !st.closed).then(|| st.session())
+    }
+
+    /// Sends one message: the body of every send future.
+    pub(crate) async fn send(self: Arc<Self>, out: Outgoing) -> Result<()> {
+        // Wait for a new session being started, if any.
+        drop(self.reinit.lock().await);
+        let (mode, session) = {
+            let mut st = self.state();
+            if st.closed {
+                return Err(Error::Closed);
+            }
+            let generation = st.generation;
+            for id in &out.ids {
+                st.pending.insert(id.clone(), generation);
+            }
+            (st.mode.clone(), st.session())
+        };
+        if let Mode::Legacy(endpoint) = &mode {
+            return self.send_legacy(endpoint, out).await;
+        }
+        let resp = match self.post(&self.url, out.body.clone(), &session).await {
+            Ok(resp) => resp,
+            Err(e) => return self.fail_or_err(&out.ids, e).await,
+        };
+        let status = resp.status();
+        if status == StatusCode::NOT_FOUND && session.id.is_some() {
+            tracing::info!("the server ended the session (http 404)");
+            // The requests of the old session, this one included, fail once it is replaced.
+            return self.reinitialize(session.generation).await;
+        }
+        if out.initialize
+            && matches!(mode, Mode::Unknown)
+            && self.legacy_fallback
+            && status.is_client_error()
+            && status != StatusCode::UNAUTHORIZED
+            && status != StatusCode::FORBIDDEN
+        {
+            let (error, _) = status_error(resp).await;
+            return self.fall_back(out, error).await;
+        }
+        if !status.is_success() {
+            let (error, rpc) = status_error(resp).await;
+            if out.ids.is_empty() {
+                return Err(error);
+            }
+            tracing::warn!(error = %error, "request failed");
+            self.fail(&out.ids, rpc.unwrap_or_else(|| error.to_error_object()))
+                .await;
+            return Ok(());
+        }
+        if out.initialize {
+            let mut st = self.state();
+            st.mode = Mode::Streamable;
+            st.session = resp.headers().get(SESSION_ID).cloned();
+        }
+        if out.ids.is_empty() || status == StatusCode::ACCEPTED {
+            if out.initialized {
+                self.open_get_stream().await;
+            }
+            return Ok(());
+        }
+        self.read_response(resp, &out.ids, session.generation).await;
+        Ok(())
+    }
+
+    /// Queues the JSON body of a response, or hands its SSE stream to `recv`.
+    async fn read_response(self: &Arc<Self>, resp: reqwest::Response, ids: &[Id], generation: u64) {
+        match body_kind(resp.headers()) {
+            Body::Json => match resp.bytes().await {
+                Ok(bytes) => match Message::decode(&bytes) {
+                    Message::Invalid(invalid) => {
+                        let error = Error::InvalidResponse(invalid.error.message);
+                        let _ = self.fail_or_err(ids, error).await;
+                    }
+                    msg => self.push(Inbound::Message(msg)).await,
+                },
+                Err(e) => {
+                    let _ = self.fail_or_err(ids, e.into()).await;
+                }
+            },
+            Body::Sse => {
+                let task = SseTask::post(self.clone(), generation, ids.to_vec(), events(resp));
+                self.push(Inbound::Spawn(task)).await;
+            }
+            Body::Other(ct) => {
+                let _ = self.fail_or_err(ids, Error::ContentType(ct)).await;
+            }
+        }
+    }
+
+    /// Opens the standalone GET stream, once per session.
+    async fn open_get_stream(self: &Arc<Self>) {
+        let generation = {
+            let mut st = self.state();
+            if !matches!(st.mode, Mode::Streamable) || st.get != GetStream::NotOpened {
+                return;
+            }
+            st.get = GetStream::Open;
+            st.generation
+        };
+        self.push(Inbound::Spawn(SseTask::get(self.clone(), generation)))
+            .await;
+    }
+
+    /// Starts a new session after the one of `expired` ended: re-sends the cached
+    /// `initialize` request and `notifications/initialized`, then tells `recv` to fail the
+    /// requests of the old session. Does nothing if that already happened.
+    pub(crate) async fn reinitialize(self: &Arc<Self>, expired: u64) -> Result<()> {
+        let _guard = self.reinit.lock().await;
+        let init = {
+            let st = self.state();
+            if st.generation != expired || st.closed {
+                return Ok(());
+            }
+            st.init.clone()
+        };
+        let Some(init) = init else {
+            return Err(Error::SessionExpired);
+        };
+        tracing::info!("starting a new session");
+        let fresh = Session {
+            id: None,
+            version: None,
+            generation: expired,
+        };
+        let resp = self.post(&self.url, init.body.clone(), &fresh).await?;
+        if !resp.status().is_success() {
+            let (error, _) = status_error(resp).await;
+            return Err(Error::Reinitialize(format!("initialize failed: {error}")));
+        }
+        let session_id = resp.headers().get(SESSION_ID).cloned();
+        let response = tokio::time::timeout(self.timeout, read_init_response(resp, &init.id))
+            .await
+            .map_err(|_| {
+                Error::Reinitialize("timed out waiting for the initialize response".into())
+            })??;
+        let version = match response.result {
+            Ok(result) => protocol_version(&result),
+            Err(e) => return Err(Error::Reinitialize(format!("initialize failed: {e}"))),
+        };
+        let session = Session {
+            id: session_id,
+            version,
+            generation: expired + 1,
+        };
+        let resp = self
+            .post(&self.url, INITIALIZED.to_owned(), &session)
+            .await?;
+        if !resp.status().is_success() {
+            let (error, _) = status_error(resp).await;
+            return Err(Error::Reinitialize(format!(
+                "notifications/initialized failed: {error}"
+            )));
+        }
+        let reopen = {
+            let mut st = self.state();
+            st.session = session.id;
+            st.version = session.version;
+            st.generation = session.generation;
+            st.get == GetStream::Open
+        };
+        if reopen {
+            self.push(Inbound::Spawn(SseTask::get(self.clone(), expired + 1)))
+                .await;
+        }
+        self.push(Inbound::Expired {
+            generation: expired,
+        })
+        .await;
+        Ok(())
+    }
+
+    /// The POST of `initialize` was refused: try the legacy HTTP+SSE transport.
+    async fn fall_back(self: &Arc<Self>, out: Outgoing, post_error: Error) -> Result<()> {
+        tracing::info!(error = %post_error, "initialize refused; trying the legacy http+sse transport");
+        match self.connect_legacy().await {
+            Ok(endpoint) => self.send_legacy(&endpoint, out).await,
+            Err(e) => {
+                tracing::warn!(error = %e, "legacy http+sse fallback failed");
+                let mut object = post_error.to_error_object();
+                object.message =
+                    format!("{}; legacy http+sse fallback failed: {e}", object.message);
+                self.fail(&out.ids, object).await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Opens the legacy SSE stream, waits for its `endpoint` event, hands the stream to
+    /// `recv` and returns the endpoint.
+    async fn connect_legacy(self: &Arc<Self>) -> Result<Url> {
+        let mut headers = self.base_headers().await?;
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let resp = self
+            .http
+            .get(self.url.clone())
+            .headers(headers)
+            .send()
+            .await?;
+        if !resp.status().is_success() {
+            return Err(status_error(resp).await.0);
+        }
+        match body_kind(resp.headers()) {
+            Body::Sse => {}
+            Body::Json => return Err(Error::ContentType("application/json".into())),
+            Body::Other(ct) => return Err(Error::ContentType(ct)),
+        }
+        let mut events = events(resp);
+        let wait = async {
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| Error::Sse(e.to_string()))?;
+                if event.event == "endpoint" {
+                    return Ok(event.data);
+                }
+            }
+            Err(Error::LegacyEndpointMissing)
+        };
+        let endpoint = tokio::time::timeout(self.timeout, wait)
+            .await
+            .map_err(|_| Error::LegacyEndpointMissing)??;
+        let url =
+            self.url
+                .join(endpoint.trim())
+                .map_err(|source| Error::LegacyEndpointInvalid {
+                    endpoint: endpoint.clone(),
+                    source,
+                })?;
+        tracing::info!(endpoint = %url, "using the legacy http+sse transport");
+        let generation = {
+            let mut st = self.state();
+            st.mode = Mode::Legacy(url.clone());
+            st.generation
+        };
+        self.push(Inbound::Spawn(Task {
+            generation,
+            stream: super::sse::legacy(events),
+        }))
+        .await;
+        Ok(url)
+    }
+
+    async fn send_legacy(&self, endpoint: &Url, out: Outgoing) -> Result<()> {
+        let mut headers = self.base_headers().await?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let sent = self
+            .http
+            .post(endpoint.clone())
+            .headers(headers)
+            .body(out.body)
+            .send()
+            .await;
+        match sent {
+            Err(e) => self.fail_or_err(&out.ids, e.into()).await,
+            Ok(resp) if resp.status().is_success() => Ok(()),
+            Ok(resp) => {
+                let (error, _) = status_error(resp).await;
+                self.fail_or_err(&out.ids, error).await
+            }
+        }
+    }
+
+    /// Ends the session with DELETE (streamable HTTP with a session only).
+    pub(crate) async fn close(&self) -> Result<()> {
+        let session = {
+            let mut st = self.state();
+            st.closed = true;
+            if !matches!(st.mode, Mode::Streamable) || st.session.is_none() {
+                return Ok(());
+            }
+            st.session()
+        };
+        let headers = self.session_headers(&session).await?;
+        let resp = self
+            .http
+            .delete(self.url.clone())
+            .headers(headers)
+            .send()
+            .await?;
+        let status = resp.status();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            tracing::debug!("the server does not let clients end sessions");
+        } else if !status.is_success() && status != StatusCode::NOT_FOUND {
+            tracing::warn!(%status, "DELETE of the session failed");
+        }
+        Ok(())
+    }
+}
+
+/// Reads the response to `id` from an `initialize` POST response (JSON or SSE).
+async fn read_init_response(resp: reqwest::Response, id: &Id) -> Result<Response> {
+    let matching = |msg: Message| -> Option<Response> {
+        match msg {
+            Message::Response(r) if r.id.as_ref() == Some(id) => Some(r),
+            Message::Batch(items) => items.into_iter().find_map(|m| match m {
+                Message::Response(r) if r.id.as_ref() == Some(id) => Some(r),
+                _ => None,
+            }),
+            _ => None,
+        }
+    };
+    match body_kind(resp.headers()) {
+        Body::Json => {
+            let bytes = resp.bytes().await?;
+            matching(Message::decode(&bytes))
+                .ok_or_else(|| Error::Reinitialize("no initialize response in the body".into()))
+        }
+        Body::Sse => {
+            let mut events = events(resp);
+            while let Some(event) = events.next().await {
+                let event = event.map_err(|e| Error::Sse(e.to_string()))?;
+                if event.data.trim().is_empty() {
+                    continue;
+                }
+                match matching(Message::decode(event.data.as_bytes())) {
+                    Some(r) => return Ok(r),
+                    None => tracing::debug!("skipping a message sent during re-initialization"),
+                }
+            }
+            Err(Error::Reinitialize(
+                "the sse stream ended before the initialize response".into(),
+            ))
+        }
+        Body::Other(ct) => Err(Error::ContentType(ct)),
+    }
+}

@@ -1,0 +1,279 @@
+//! The SSE streams `recv` drives: the response stream of a POST (resumed with GET +
+//! `Last-Event-ID` when it ends before the response), the standalone GET stream
+//! (reconnected), and the legacy HTTP+SSE stream.
+//!
+//! Each is a `Stream` of [`Inbound`] items stored in the transport, so a `recv` future that
+//! is dropped loses nothing: the stream's state (including a reconnection delay in progress)
+//! lives in the transport until the next `recv` polls it again.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use mcp_jsonrpc::{Id, Message, Response};
+use reqwest::StatusCode;
+
+use super::error::Error;
+use super::shared::{Events, GetStream, Inbound, Shared, Task, is_sse};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The response stream of a POST, then its resumption with GET.
+    Post,
+    /// The standalone GET stream.
+    Get,
+}
+
+pub(crate) struct SseTask {
+    shared: Arc<Shared>,
+    generation: u64,
+    kind: Kind,
+    /// The requests whose responses are expected on this stream.
+    awaiting: Vec<Id>,
+    events: Option<Events>,
+    last_event_id: Option<String>,
+    /// The server's last `retry` interval.
+    retry: Option<Duration>,
+    /// Whether an event arrived on the current connection.
+    seen: bool,
+    /// Failed attempts in a row.
+    failures: u32,
+    /// The delay before the next connection attempt.
+    delay: Option<Duration>,
+    queued: VecDeque<Inbound>,
+    done: bool,
+}
+
+impl SseTask {
+    fn new(shared: Arc<Shared>, generation: u64, kind: Kind) -> Self {
+        SseTask {
+            shared,
+            generation,
+            kind,
+            awaiting: Vec::new(),
+            events: None,
+            last_event_id: None,
+            retry: None,
+            seen: false,
+            failures: 0,
+            delay: None,
+            queued: VecDeque::new(),
+            done: false,
+        }
+    }
+
+    /// The response stream of a POST carrying the requests `awaiting`.
+    pub(crate) fn post(
+        shared: Arc<Shared>,
+        generation: u64,
+        awaiting: Vec<Id>,
+        events: Events,
+    ) -> Task {
+        let mut task = SseTask::new(shared, generation, Kind::Post);
+        task.awaiting = awaiting;
+        task.events = Some(events);
+        task.into_task()
+    }
+
+    /// The standalone GET stream of the session `generation`.
+    pub(crate) fn get(shared: Arc<Shared>, generation: u64) -> Task {
+        SseTask::new(shared, generation, Kind::Get).into_task()
+    }
+
+    fn into_task(self) -> Task {
+        let generation = self.generation;
+        let stream = futures::stream::unfold(self, |mut task| async move {
+            let item = task.next().await?;
+            Some((item, task))
+        });
+        Task {
+            generation,
+            stream: stream.boxed(),
+        }
+    }
+
+    async fn next(&mut self) -> Option<Inbound> {
+        loop {
+            if let Some(item) = self.queued.pop_front() {
+                return Some(item);
+            }
+            if self.done {
+                return None;
+            }
+            if let Some(events) = self.events.as_mut() {
+                match events.next().await {
+                    Some(Ok(event)) => {
+                        if let Some(msg) = self.on_event(event) {
+                            return Some(Inbound::Message(msg));
+                        }
+                        continue;
+                    }
+                    Some(Err(e)) => {
+                        tracing::debug!(error = %e, "sse stream broke");
+                    }
+                    None => tracing::debug!("sse stream ended"),
+                }
+                self.events = None;
+                self.disconnected();
+                continue;
+            }
+            if let Some(delay) = self.delay.take() {
+                tokio::time::sleep(delay).await;
+            }
+            self.connect().await;
+        }
+    }
+
+    fn on_event(&mut self, event: eventsource_stream::Event) -> Option<Message> {
+        self.seen = true;
+        self.failures = 0;
+        if !event.id.is_empty() {
+            self.last_event_id = Some(event.id);
+        }
+        if let Some(retry) = event.retry {
+            self.retry = Some(retry);
+        }
+        if event.data.trim().is_empty() {
+            // A priming event (an id and empty data), or a keep-alive.
+            return None;
+        }
+        if event.event != "message" {
+            tracing::debug!(event = %event.event, "ignoring an sse event of unknown type");
+            return None;
+        }
+        let msg = Message::decode(event.data.as_bytes());
+        self.answered(&msg);
+        Some(msg)
+    }
+
+    /// Forgets the awaited requests that `msg` answers.
+    fn answered(&mut self, msg: &Message) {
+        match msg {
+            Message::Response(Response { id: Some(id), .. }) => self.awaiting.retain(|a| a != id),
+            Message::Batch(items) => items.iter().for_each(|m| self.answered(m)),
+            _ => {}
+        }
+    }
+
+    /// The connection ended: finish, or plan the reconnection.
+    fn disconnected(&mut self) {
+        if self.kind == Kind::Post {
+            if self.awaiting.is_empty() {
+                self.done = true;
+                return;
+            }
+            if self.last_event_id.is_none() {
+                self.give_up("the server sent no event id to resume from");
+                return;
+            }
+        }
+        if !self.seen {
+            self.failures += 1;
+        }
+        let reconnect = &self.shared.reconnect;
+        let base = self.retry.unwrap_or(reconnect.initial_delay);
+        self.delay = Some(if self.failures == 0 {
+            base
+        } else {
+            base.max(reconnect.backoff(self.failures))
+        });
+    }
+
+    /// A connection attempt failed.
+    fn failed(&mut self, error: &dyn std::fmt::Display) {
+        self.failures += 1;
+        tracing::debug!(error = %error, failures = self.failures, "sse reconnection failed");
+        let reconnect = &self.shared.reconnect;
+        let backoff = reconnect.backoff(self.failures);
+        self.delay = Some(self.retry.map_or(backoff, |r| r.max(backoff)));
+    }
+
+    fn give_up(&mut self, reason: &str) {
+        self.done = true;
+        match self.kind {
+            Kind::Post => {
+                let error = Error::StreamEnded {
+                    reason: reason.to_owned(),
+                }
+                .to_error_object();
+                tracing::warn!(reason, "giving up on an sse response stream");
+                for id in self.awaiting.drain(..) {
+                    self.queued
+                        .push_back(Inbound::Message(Message::Response(Response::error(
+                            Some(id),
+                            error.clone(),
+                        ))));
+                }
+            }
+            Kind::Get => tracing::debug!(reason, "the get stream is closed"),
+        }
+    }
+
+    async fn connect(&mut self) {
+        if self.failures > self.shared.reconnect.max_attempts {
+            self.give_up("too many failed reconnection attempts");
+            return;
+        }
+        let Some(session) = self.shared.session_of(self.generation) else {
+            // The session was replaced or the transport closed.
+            self.done = true;
+            return;
+        };
+        self.seen = false;
+        let resp = match self
+            .shared
+            .get(&session, self.last_event_id.as_deref())
+            .await
+        {
+            Ok(resp) => resp,
+            Err(e) => return self.failed(&e),
+        };
+        let status = resp.status();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            if self.kind == Kind::Get {
+                self.shared.state().get = GetStream::NotOffered;
+            }
+            self.give_up("the server offers no get stream (http 405)");
+            return;
+        }
+        if status == StatusCode::NOT_FOUND && session.id.is_some() {
+            tracing::info!("the server ended the session (http 404)");
+            self.done = true;
+            if let Err(e) = self.shared.reinitialize(self.generation).await {
+                self.queued.push_back(Inbound::Failed(e));
+            }
+            return;
+        }
+        if !status.is_success() {
+            return self.failed(&format_args!("http status {status}"));
+        }
+        if !is_sse(resp.headers()) {
+            self.give_up("the get response is not an sse stream");
+            return;
+        }
+        self.events = Some(super::shared::events(resp));
+    }
+}
+
+/// The legacy HTTP+SSE stream, after its `endpoint` event: `message` events until the end.
+pub(crate) fn legacy(events: Events) -> BoxStream<'static, Inbound> {
+    futures::stream::unfold(Some(events), |events| async move {
+        let mut events = events?;
+        loop {
+            match events.next().await {
+                Some(Ok(event)) => {
+                    if event.event != "message" || event.data.trim().is_empty() {
+                        continue;
+                    }
+                    let msg = Message::decode(event.data.as_bytes());
+                    return Some((Inbound::Message(msg), Some(events)));
+                }
+                Some(Err(e)) => return Some((Inbound::Failed(Error::Sse(e.to_string())), None)),
+                None => return Some((Inbound::End, None)),
+            }
+        }
+    })
+    .boxed()
+}

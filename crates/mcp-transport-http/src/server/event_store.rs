@@ -1,0 +1,190 @@
+//! Resumability: the [`EventStore`] trait and the bounded [`InMemoryEventStore`].
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bytes::Bytes;
+
+/// One SSE stream of a session.
+///
+/// Each POST that answers with SSE opens a new stream; the standalone GET stream is
+/// [`StreamId::STANDALONE`]. Numbers are never reused within a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamId(pub u64);
+
+impl StreamId {
+    /// The standalone stream opened by GET.
+    pub const STANDALONE: StreamId = StreamId(0);
+}
+
+/// An event as stored: its id and its data (one JSON-RPC message; empty for a priming
+/// event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The SSE event id.
+    pub id: String,
+    /// The event data: a serialized JSON-RPC message, or empty for a priming event.
+    pub data: Bytes,
+}
+
+/// What [`EventStore::replay_after`] found: the stream the event belongs to and the events of
+/// that stream stored after it, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// The stream of the last event the client saw.
+    pub stream: StreamId,
+    /// The events of that stream after it, oldest first.
+    pub events: Vec<StoredEvent>,
+}
+
+/// Stores the SSE events of stateful sessions so that a client can resume a stream with
+/// `Last-Event-ID`.
+///
+/// The transport calls [`append`](Self::append) for every event it writes to an SSE stream
+/// of a stateful session, in order, while holding the session's routing lock: keep it fast
+/// and non-blocking (a store backed by a database should buffer and write behind). Event ids
+/// must be unique within the session and must let [`replay_after`](Self::replay_after) find
+/// the stream they belong to (the spec: "event IDs should encode sufficient information to
+/// identify the originating stream").
+pub trait EventStore: Send + Sync + fmt::Debug + 'static {
+    /// Stores one event of `stream` and returns its id.
+    fn append(&self, session: &str, stream: StreamId, data: Bytes) -> String;
+
+    /// The stream `last_event_id` belongs to and the events of that stream stored after it;
+    /// `None` if the id is not one of this session's.
+    fn replay_after(&self, session: &str, last_event_id: &str) -> Option<Replay>;
+
+    /// Forgets a session (it ended).
+    fn remove_session(&self, session: &str);
+}
+
+/// A bounded in-memory [`EventStore`]: per session, the newest `max_events` events totalling
+/// at most `max_bytes` bytes (the oldest are dropped first; a dropped event cannot be
+/// replayed, but ids after it still work).
+///
+/// Event ids are `"<stream>-<sequence>"`, with a per-session sequence number.
+pub struct InMemoryEventStore {
+    max_events: usize,
+    max_bytes: usize,
+    sessions: Mutex<HashMap<String, Log>>,
+}
+
+#[derive(Default)]
+struct Log {
+    next_seq: u64,
+    bytes: usize,
+    events: VecDeque<(u64, StreamId, Bytes)>,
+}
+
+impl InMemoryEventStore {
+    /// A store keeping, per session, at most `max_events` events and `max_bytes` bytes.
+    pub fn new(max_events: usize, max_bytes: usize) -> Self {
+        InMemoryEventStore {
+            max_events: max_events.max(1),
+            max_bytes,
+            sessions: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Log>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for InMemoryEventStore {
+    /// 1024 events and 8 MiB per session.
+    fn default() -> Self {
+        InMemoryEventStore::new(1024, 8 * 1024 * 1024)
+    }
+}
+
+impl fmt::Debug for InMemoryEventStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InMemoryEventStore")
+            .field("max_events", &self.max_events)
+            .field("max_bytes", &self.max_bytes)
+            .field("sessions", &self.lock().len())
+            .finish()
+    }
+}
+
+fn parse_id(id: &str) -> Option<(StreamId, u64)> {
+    let (stream, seq) = id.split_once('-')?;
+    Some((StreamId(stream.parse().ok()?), seq.parse().ok()?))
+}
+
+fn format_id(stream: StreamId, seq: u64) -> String {
+    format!("{}-{seq}", stream.0)
+}
+
+impl EventStore for InMemoryEventStore {
+    fn append(&self, session: &str, stream: StreamId, data: Bytes) -> String {
+        let mut sessions = self.lock();
+        let log = match sessions.get_mut(session) {
+            Some(log) => log,
+            None => sessions.entry(session.to_owned()).or_default(),
+        };
+        let seq = log.next_seq;
+        log.next_seq += 1;
+        log.bytes += data.len();
+        log.events.push_back((seq, stream, data));
+        while log.events.len() > self.max_events
+            || (log.bytes > self.max_bytes && log.events.len() > 1)
+        {
+            if let Some((_, _, old)) = log.events.pop_front() {
+                log.bytes -= old.len();
+            }
+        }
+        format_id(stream, seq)
+    }
+
+    fn replay_after(&self, session: &str, last_event_id: &str) -> Option<Replay> {
+        let (stream, seq) = parse_id(last_event_id)?;
+        let sessions = self.lock();
+        let log = sessions.get(session)?;
+        if seq >= log.next_seq {
+            return None;
+        }
+        let events = log
+            .events
+            .iter()
+            .filter(|(s, st, _)| *st == stream && *s > seq)
+            .map(|(s, st, data)| StoredEvent {
+                id: format_id(*st, *s),
+                data: data.clone(),
+            })
+            .collect();
+        Some(Replay { stream, events })
+    }
+
+    fn remove_session(&self, session: &str) {
+        self.lock().remove(session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replays_only_the_same_stream_after_the_id() {
+        let store = InMemoryEventStore::new(3, 1 << 20);
+        let a = store.append("s", StreamId(1), Bytes::new());
+        store.append("s", StreamId(2), Bytes::from_static(b"x"));
+        let c = store.append("s", StreamId(1), Bytes::from_static(b"y"));
+        let replay = store.replay_after("s", &a).unwrap();
+        assert_eq!(replay.stream, StreamId(1));
+        assert_eq!(replay.events.len(), 1);
+        assert_eq!(replay.events[0].id, c);
+        assert!(store.replay_after("other", &a).is_none());
+        assert!(store.replay_after("s", "nonsense").is_none());
+        assert!(store.replay_after("s", "1-99").is_none());
+        // Bounded: the oldest event goes.
+        store.append("s", StreamId(1), Bytes::from_static(b"z"));
+        let replay = store.replay_after("s", &a).unwrap();
+        assert_eq!(replay.events.len(), 2);
+        store.remove_session("s");
+        assert!(store.replay_after("s", &a).is_none());
+    }
+}

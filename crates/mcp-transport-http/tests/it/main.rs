@@ -1,0 +1,6 @@
+//! Integration tests of mcp-transport-http (public API only).
+
+#[cfg(feature = "client")]
+mod client;
+#[cfg(feature = "server")]
+mod server;
