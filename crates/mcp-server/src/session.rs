@@ -66,6 +66,9 @@ pub(crate) struct SessionShared {
     subscriptions: Mutex<HashSet<String>>,
     pending_updates: Mutex<BTreeSet<String>>,
     updates: Notify,
+    /// Fired once `notifications/initialized` arrives, so the notifier sends what changed
+    /// while the session was not yet open.
+    ready: Notify,
     logs: mpsc::Sender<LoggingMessageNotificationParams>,
 }
 
@@ -81,6 +84,7 @@ impl SessionShared {
             subscriptions: Mutex::default(),
             pending_updates: Mutex::default(),
             updates: Notify::new(),
+            ready: Notify::new(),
             logs,
         }
     }
@@ -173,6 +177,7 @@ impl Handler for SessionHandler {
             && self.session.init.get().is_some()
         {
             self.session.initialized.store(true, Ordering::Release);
+            self.session.ready.notify_one();
         }
     }
 }
@@ -450,20 +455,25 @@ pub(crate) async fn notifier(
     let declared =
         |pick: fn(&ServerCapabilities) -> Option<bool>| caps().and_then(pick) == Some(true);
     loop {
+        // Until the session is open, registry changes stay unread in their watch receivers;
+        // once it opens, the pending ones go out (a change between the initialize response and
+        // `notifications/initialized` is not lost).
+        let ready = session.is_ready();
         let sent = tokio::select! {
-            Ok(()) = tools.changed() => {
+            () = session.ready.notified(), if !ready => Ok(()),
+            Ok(()) = tools.changed(), if ready => {
                 let send = declared(|c| c.tools.as_ref().and_then(|t| t.list_changed));
                 notify_if::<ToolListChanged>(&peer, send, &EmptyParams::default()).await
             }
-            Ok(()) = resources.changed() => {
+            Ok(()) = resources.changed(), if ready => {
                 let send = declared(|c| c.resources.as_ref().and_then(|r| r.list_changed));
                 notify_if::<ResourceListChanged>(&peer, send, &EmptyParams::default()).await
             }
-            Ok(()) = templates.changed() => {
+            Ok(()) = templates.changed(), if ready => {
                 let send = declared(|c| c.resources.as_ref().and_then(|r| r.list_changed));
                 notify_if::<ResourceListChanged>(&peer, send, &EmptyParams::default()).await
             }
-            Ok(()) = prompts.changed() => {
+            Ok(()) = prompts.changed(), if ready => {
                 let send = declared(|c| c.prompts.as_ref().and_then(|p| p.list_changed));
                 notify_if::<PromptListChanged>(&peer, send, &EmptyParams::default()).await
             }

@@ -1,6 +1,7 @@
 use mcp_server::types::LoggingLevel;
 use mcp_server::{Context, Server, Tool};
 use serde_json::json;
+#[cfg(feature = "tracing-bridge")]
 use tracing_subscriber::layer::SubscriberExt;
 
 use crate::support::Client;
@@ -78,6 +79,7 @@ async fn set_level_filters_log_messages() {
     assert_eq!(msgs[0]["level"], "error");
 }
 
+#[cfg(feature = "tracing-bridge")]
 #[tokio::test(start_paused = true)]
 async fn the_tracing_bridge_forwards_events_at_each_sessions_level() {
     let server = logging_server();
