@@ -1,0 +1,13 @@
+//! End-to-end tests: the example servers run as real processes and are driven over stdio,
+//! by our own JSON-RPC client and by real peers (the Python SDK client, the MCP Inspector
+//! CLI) installed by `cargo xtask setup`.
+//!
+//! - `stdio`: every tool, resource, prompt and utility of `everything-server`, with the
+//!   exact payloads of the conformance fixture, plus framing errors and shutdown.
+//! - `interop_python`, `interop_inspector`: the same server under real clients.
+
+mod fixture;
+mod interop_inspector;
+mod interop_python;
+mod stdio;
+mod support;

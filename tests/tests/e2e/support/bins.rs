@@ -1,0 +1,81 @@
+//! The binaries under test, built by cargo into the target directory this test runs from.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use super::workspace_root;
+
+/// The path of the `everything-server` example, built (once per test process) if it is
+/// missing or outdated.
+pub(crate) fn everything_server() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("everything-server")) {
+        Ok(path) => path,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Runs `cargo build -p examples --bin <name>` into the target directory and profile this
+/// test binary was built in (cargo does the up-to-date check), and returns the binary's path.
+fn build_example(name: &str) -> Result<PathBuf, String> {
+    let (target_dir, profile) = target_dir_and_profile()?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.arg("build")
+        .arg("--manifest-path")
+        .arg(workspace_root().join("Cargo.toml"))
+        .args(["-p", "examples", "--bin", name])
+        .env("CARGO_TARGET_DIR", &target_dir);
+    // The `debug` directory belongs to the `dev` profile; others are named after theirs.
+    if profile != "debug" {
+        cmd.args(["--profile", &profile]);
+    }
+    let output = cmd
+        .output()
+        .map_err(|e| format!("could not run {cargo:?} to build {name}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo build -p examples --bin {name}` failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let path = target_dir
+        .join(&profile)
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !path.is_file() {
+        return Err(format!(
+            "`cargo build -p examples --bin {name}` succeeded but {} does not exist",
+            path.display()
+        ));
+    }
+    Ok(path)
+}
+
+/// This test binary runs from `<target>/<profile>/deps/`; returns `<target>` and `<profile>`.
+fn target_dir_and_profile() -> Result<(PathBuf, String), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe failed: {e}"))?;
+    let deps = exe
+        .parent()
+        .filter(|d| d.ends_with("deps"))
+        .ok_or_else(|| {
+            format!(
+                "expected the test binary under <target>/<profile>/deps/, found {}",
+                exe.display()
+            )
+        })?;
+    let profile_dir = deps
+        .parent()
+        .ok_or_else(|| format!("no profile directory above {}", deps.display()))?;
+    let profile = profile_dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("bad profile directory {}", profile_dir.display()))?
+        .to_owned();
+    let target = profile_dir
+        .parent()
+        .ok_or_else(|| format!("no target directory above {}", profile_dir.display()))?
+        .to_owned();
+    Ok((target, profile))
+}
