@@ -316,10 +316,10 @@ impl<H: Handler> Driver<H> {
                 continue;
             };
             self.write_queue.push_back(Outgoing {
-                msg: Message::Notification(Notification {
-                    method: self.shared.protocol.cancelled_method.clone(),
-                    params: Some(params),
-                }),
+                msg: Message::Notification(Notification::new(
+                    self.shared.protocol.cancelled_method.clone(),
+                    Some(params),
+                )),
                 kind: Kind::Engine,
             });
         }
@@ -342,7 +342,7 @@ impl<H: Handler> Driver<H> {
         any
     }
 
-    fn start_request(&mut self, request: Request, batch: Option<u64>) {
+    fn start_request(&mut self, mut request: Request, batch: Option<u64>) {
         let token = CancellationToken::new();
         let id = request.id.clone();
         let ctx = RequestContext {
@@ -350,6 +350,7 @@ impl<H: Handler> Driver<H> {
             cancellation: token.clone(),
             progress_token: read_progress_token(request.params.as_deref()),
             peer: self.peer.clone(),
+            extensions: Arc::new(std::mem::take(&mut request.extensions)),
         };
         let span = tracing::debug_span!("request", id = %id, method = %request.method);
         let handler = self.handler.clone();

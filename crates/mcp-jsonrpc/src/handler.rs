@@ -1,12 +1,14 @@
 //! The inbound side: the [`Handler`] trait and the contexts handlers get.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorObject, Result};
+use crate::extensions::Extensions;
 use crate::message::{Id, Notification, ProgressToken, Request};
 use crate::peer::Peer;
 
@@ -92,6 +94,7 @@ pub struct RequestContext {
     pub(crate) cancellation: CancellationToken,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) peer: Peer,
+    pub(crate) extensions: Arc<Extensions>,
 }
 
 impl RequestContext {
@@ -114,6 +117,43 @@ impl RequestContext {
     /// The connection's handle, to call the other side while handling this request.
     pub fn peer(&self) -> &Peer {
         &self.peer
+    }
+
+    /// What the transport attached to the request ([`Request::extensions`], moved here when
+    /// the handler starts): for example the HTTP headers, a handle on the HTTP stream
+    /// carrying the request, or an authenticated principal. Empty for transports that attach
+    /// nothing.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{ErrorObject, Handler, Request, RequestContext, to_raw_value};
+    /// use serde_json::value::RawValue;
+    ///
+    /// /// Set by the transport (or an auth layer in front of it).
+    /// #[derive(Clone)]
+    /// struct User(String);
+    ///
+    /// struct WhoAmI;
+    ///
+    /// impl Handler for WhoAmI {
+    ///     async fn handle_request(
+    ///         &self,
+    ///         _request: Request,
+    ///         ctx: RequestContext,
+    ///     ) -> Result<Box<RawValue>, ErrorObject> {
+    ///         let user = ctx.extensions().get::<User>().map(|u| u.0.as_str());
+    ///         to_raw_value(&user.unwrap_or("anonymous"))
+    ///     }
+    /// }
+    /// ```
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The extensions, mutably: for a handler that wraps another and passes data on (a
+    /// layer), or to take them out with `std::mem::take`. Copies them first only if this
+    /// context has been cloned.
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        Arc::make_mut(&mut self.extensions)
     }
 
     /// Reports progress to the caller; does nothing if the caller sent no progress token.

@@ -106,6 +106,10 @@
 //!   -32600 and a null id; an oversized notification is dropped, an oversized response fails
 //!   its request with [`Error::MessageTooLarge`]. Byte-level transports should also bound
 //!   their frames before parsing them, with [`Message::decode_limited`].
+//! - **Extensions**: a transport may attach per-message data (HTTP headers, a handle on the
+//!   HTTP stream, an authenticated principal) to an inbound [`Request`] or [`Notification`]
+//!   as [`Extensions`], a type map; the handler reads a request's through
+//!   [`RequestContext::extensions`]. Nothing of it goes on the wire.
 //! - **Panics** in a handler are caught and answered -32603; the connection carries on.
 //! - Logging goes through `tracing`; nothing is printed.
 //!
@@ -129,6 +133,7 @@
 mod config;
 mod connection;
 mod error;
+mod extensions;
 mod handler;
 pub mod memory;
 mod message;
@@ -138,6 +143,7 @@ mod transport;
 pub use config::{Config, Protocol};
 pub use connection::Connection;
 pub use error::{BoxError, Error, ErrorCode, ErrorObject, Result};
+pub use extensions::Extensions;
 pub use handler::{Handler, NotificationContext, RequestContext, to_raw_value};
 pub use message::{Id, InvalidMessage, Message, Notification, ProgressToken, Request, Response};
 pub use peer::{Peer, Progress, RequestOptions};

@@ -5,7 +5,7 @@
 //! use mcp_jsonrpc::{memory, Message, Notification, Transport};
 //!
 //! let (mut a, mut b) = memory::pair(8);
-//! a.send(Message::Notification(Notification { method: "ping".into(), params: None }))
+//! a.send(Message::Notification(Notification::new("ping", None)))
 //!     .await
 //!     .unwrap();
 //! let got = b.recv().await.unwrap().unwrap();

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::error::ErrorObject;
+use crate::extensions::Extensions;
 
 /// A request id: a string or an integer (never null on a request).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,6 +80,8 @@ impl<'de> Deserialize<'de> for Id {
 }
 
 /// A request: a call that expects a response.
+///
+/// Build one with [`Request::new`]; a transport may then attach [`extensions`](Self::extensions).
 #[derive(Debug, Clone)]
 pub struct Request {
     /// The request id.
@@ -87,9 +90,29 @@ pub struct Request {
     pub method: Cow<'static, str>,
     /// The params, as raw JSON (an object or an array), if any.
     pub params: Option<Box<RawValue>>,
+    /// Data a transport attached to an inbound request (never serialized; empty when
+    /// decoded). The connection moves it into
+    /// [`RequestContext::extensions`](crate::RequestContext::extensions) before calling the
+    /// handler, so [`Handler::handle_request`](crate::Handler::handle_request) sees it there
+    /// and finds this field empty.
+    pub extensions: Extensions,
 }
 
 impl Request {
+    /// A request with no extensions.
+    pub fn new(
+        id: impl Into<Id>,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+    ) -> Self {
+        Request {
+            id: id.into(),
+            method: method.into(),
+            params,
+            extensions: Extensions::new(),
+        }
+    }
+
     /// Decodes the params as `T`; absent params decode as JSON `null`.
     ///
     /// The error is a ready-to-send -32602 invalid params error.
@@ -99,15 +122,31 @@ impl Request {
 }
 
 /// A notification: a call that gets no response.
+///
+/// Build one with [`Notification::new`]; a transport may then attach
+/// [`extensions`](Self::extensions).
 #[derive(Debug, Clone)]
 pub struct Notification {
     /// The method name.
     pub method: Cow<'static, str>,
     /// The params, as raw JSON (an object or an array), if any.
     pub params: Option<Box<RawValue>>,
+    /// Data a transport attached to an inbound notification (never serialized; empty when
+    /// decoded); [`Handler::handle_notification`](crate::Handler::handle_notification) reads
+    /// it here.
+    pub extensions: Extensions,
 }
 
 impl Notification {
+    /// A notification with no extensions.
+    pub fn new(method: impl Into<Cow<'static, str>>, params: Option<Box<RawValue>>) -> Self {
+        Notification {
+            method: method.into(),
+            params,
+            extensions: Extensions::new(),
+        }
+    }
+
     /// Decodes the params as `T`; absent params decode as JSON `null`.
     ///
     /// The error is a -32602 invalid params error.
@@ -364,8 +403,8 @@ fn decode_object(bytes: &[u8]) -> Message {
         };
         let method = Cow::Owned(method);
         return match id {
-            None => Message::Notification(Notification { method, params }),
-            Some(Some(id)) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification::new(method, params)),
+            Some(Some(id)) => Message::Request(Request::new(id, method, params)),
             Some(None) => invalid(
                 None,
                 ErrorObject::invalid_request("request id must not be null"),

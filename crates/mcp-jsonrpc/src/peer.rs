@@ -400,11 +400,7 @@ impl Peer {
             None
         };
 
-        let request = Message::Request(Request {
-            id,
-            method: method.into(),
-            params,
-        });
+        let request = Message::Request(Request::new(id, method, params));
         let mut send = pin!(self.tx.send(request));
         let sent = poll_fn(|cx| {
             if let Poll::Ready(r) = send.as_mut().poll(cx) {
@@ -456,10 +452,7 @@ impl Peer {
         if let Some(reason) = &self.shared.lock().closed {
             return Err(Error::closed(reason.clone()));
         }
-        let msg = Message::Notification(Notification {
-            method: method.into(),
-            params,
-        });
+        let msg = Message::Notification(Notification::new(method, params));
         self.tx
             .send(msg)
             .await

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
-use mcp_jsonrpc::{CancellationToken, Peer, RequestOptions};
+use mcp_jsonrpc::{CancellationToken, Extensions, Id, Peer, RequestOptions};
 use mcp_types::{
     ClientCapabilities, CreateMessage, CreateMessageRequestParams, CreateMessageResult, Elicit,
     ElicitRequestParams, ElicitResult, EmptyParams, ErrorCode, ErrorObject, Implementation,
@@ -69,6 +69,8 @@ struct ContextInner {
     server: Server,
     client: Arc<ClientState>,
     peer: Peer,
+    request_id: Id,
+    extensions: Arc<Extensions>,
     level: LevelSource,
     cancellation: CancellationToken,
     progress_token: Option<mcp_jsonrpc::ProgressToken>,
@@ -81,6 +83,7 @@ impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("protocol_version", &self.inner.client.version)
+            .field("request_id", &self.inner.request_id)
             .field("progress_token", &self.inner.progress_token)
             .field("cancelled", &self.is_cancelled())
             .finish_non_exhaustive()
@@ -91,6 +94,8 @@ pub(crate) struct ContextParts {
     pub(crate) server: Server,
     pub(crate) client: Arc<ClientState>,
     pub(crate) peer: Peer,
+    pub(crate) request_id: Id,
+    pub(crate) extensions: Arc<Extensions>,
     pub(crate) level: LevelSource,
     pub(crate) cancellation: CancellationToken,
     pub(crate) progress_token: Option<mcp_jsonrpc::ProgressToken>,
@@ -105,6 +110,8 @@ impl Context {
                 server: parts.server,
                 client: parts.client,
                 peer: parts.peer,
+                request_id: parts.request_id,
+                extensions: parts.extensions,
                 level: parts.level,
                 cancellation: parts.cancellation,
                 progress_token: parts.progress_token,
@@ -134,6 +141,36 @@ impl Context {
     /// The capabilities the client declared.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.client.capabilities
+    }
+
+    /// The JSON-RPC id of the request being served.
+    pub fn request_id(&self) -> &Id {
+        &self.inner.request_id
+    }
+
+    /// What the transport attached to the request: for example, over HTTP
+    /// (`mcp-transport-http`), the request's headers (`http::HeaderMap`), a `SessionHandle`
+    /// and a `RequestStream` to close the request's SSE stream, and the HTTP request's
+    /// `http::Extensions` (where an auth layer puts the authenticated principal). Empty over
+    /// transports that attach nothing (stdio, the in-memory pair).
+    ///
+    /// ```
+    /// use mcp_server::{Context, Tool};
+    ///
+    /// /// Put there by the transport, or by a layer in front of it.
+    /// #[derive(Clone)]
+    /// struct User(String);
+    ///
+    /// let whoami = Tool::new("whoami", |cx: Context| async move {
+    ///     match cx.extensions().get::<User>() {
+    ///         Some(user) => format!("you are {}", user.0),
+    ///         None => "you are anonymous".to_owned(),
+    ///     }
+    /// });
+    /// # let _ = whoami;
+    /// ```
+    pub fn extensions(&self) -> &Extensions {
+        &self.inner.extensions
     }
 
     /// The request's `_meta`, if it had one.

@@ -84,6 +84,12 @@
 //!   each session waits on it (a `tokio::sync::watch`) and sends one `list_changed`
 //!   notification per wake-up, so nothing queues up. List results are serialized once per
 //!   generation; schemas are derived and validators compiled once, at registration.
+//! - **Transport data**: what the transport attached to a request (over HTTP: headers, the
+//!   session handle, the request's SSE stream, an auth layer's principal) is in
+//!   [`Context::extensions`], next to [`Context::request_id`].
+//! - **Sessions without a handshake**: [`Server::serve_with`] and
+//!   [`ServeOptions::assume_initialized`] serve a transport whose client never sends
+//!   `initialize` to it, such as each POST of a stateless HTTP service.
 //! - **Protocol eras**: sessions negotiate 2024-11-05 up to 2025-11-25. Requests to the
 //!   client go through an input channel that the stateless revision (2026-07-28) swaps for
 //!   `InputRequiredResult` round trips without changing handler code; see [`Context`].
@@ -97,7 +103,7 @@
 //!
 //! # Cancel safety
 //!
-//! - [`Server::serve`]: dropping the future ends the session (handlers are dropped, their
+//! - [`Server::serve`] and [`Server::serve_with`]: dropping the future ends the session (handlers are dropped, their
 //!   cancellation tokens fire).
 //! - [`Context::sample`], [`Context::elicit`], [`Context::list_roots`]: dropping the future
 //!   cancels the request on the client.
@@ -128,12 +134,16 @@ pub use context::Context;
 pub use error::{BoxError, Error, HandlerError, Result};
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceTemplate, UriParams};
-pub use server::{STATEFUL_VERSIONS, Server, ServerBuilder};
+pub use server::{STATEFUL_VERSIONS, ServeOptions, Server, ServerBuilder};
 #[cfg(feature = "schemars")]
 pub use tool::Json;
 pub use tool::{IntoToolResult, Structured, Tool};
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::McpLogLayer;
 
+/// The per-request data a transport attaches (see [`Context::extensions`]).
+pub use mcp_jsonrpc::Extensions;
+/// A JSON-RPC request id (see [`Context::request_id`]).
+pub use mcp_jsonrpc::Id;
 /// The protocol types, re-exported for convenience.
 pub use mcp_types as types;

@@ -8,16 +8,17 @@ use std::time::Duration;
 
 use mcp_jsonrpc::{Config, Connection, Transport};
 use mcp_types::{
-    Implementation, JsonObject, LoggingLevel, PromptsCapability, ProtocolVersion,
-    ResourcesCapability, ServerCapabilities, ToolsCapability,
+    ClientCapabilities, Implementation, JsonObject, LoggingLevel, PromptsCapability,
+    ProtocolVersion, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 use tokio::sync::mpsc;
 
+use crate::context::ClientState;
 use crate::error::{Error, Result};
 use crate::prompt::Prompt;
 use crate::registry::Registry;
 use crate::resource::{Resource, ResourceTemplate};
-use crate::session::{SessionHandler, SessionShared, notifier};
+use crate::session::{InitState, SessionHandler, SessionShared, notifier};
 use crate::tool::Tool;
 
 /// The protocol revisions a session can negotiate, oldest first.
@@ -97,6 +98,48 @@ impl Server {
     /// Dropping the future ends the session: in-flight handlers are dropped (their
     /// cancellation tokens fire) and the transport is dropped without a graceful close.
     pub async fn serve<T: Transport>(&self, transport: T) -> Result<()> {
+        self.serve_with(transport, ServeOptions::default()).await
+    }
+
+    /// Like [`serve`](Self::serve), with [`ServeOptions`]: to serve a session that has no
+    /// `initialize` handshake of its own, such as each POST of a stateless HTTP service.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{memory, Config, Connection};
+    /// use mcp_server::types::{ClientCapabilities, ProtocolVersion};
+    /// use mcp_server::{ServeOptions, Server, Tool};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> anyhow::Result<()> {
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("hello", |_cx| async { "Hello!" }))
+    ///     .build();
+    /// let (client_end, server_end) = memory::pair(16);
+    /// // An HTTP session factory would pass the request's `MCP-Protocol-Version` header.
+    /// let options = ServeOptions::new().assume_initialized(
+    ///     Some(ProtocolVersion::V2025_06_18),
+    ///     ClientCapabilities::default(),
+    /// );
+    /// tokio::spawn(async move { server.serve_with(server_end, options).await });
+    ///
+    /// let (connection, client) = Connection::new(client_end, (), Config::default());
+    /// tokio::spawn(connection.run());
+    /// // No handshake: the first request is served at once.
+    /// let call = serde_json::value::to_raw_value(&serde_json::json!({"name": "hello"}))?;
+    /// let result = client.request("tools/call", Some(call)).await?;
+    /// assert_eq!(result.get(), r#"{"content":[{"type":"text","text":"Hello!"}]}"#);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Cancel safety
+    ///
+    /// As for [`serve`](Self::serve).
+    pub async fn serve_with<T: Transport>(
+        &self,
+        transport: T,
+        options: ServeOptions,
+    ) -> Result<()> {
         let (log_tx, log_rx) = mpsc::channel(self.inner.log_queue.max(1));
         let session = Arc::new(SessionShared::new(self.inner.default_log_level, log_tx));
         let handler = SessionHandler {
@@ -104,6 +147,21 @@ impl Server {
             session: session.clone(),
         };
         let (connection, peer) = Connection::new(transport, handler, self.inner.config.clone());
+        if let Some((version, capabilities)) = options.assume_initialized {
+            let version = version.map_or_else(
+                || STATEFUL_VERSIONS[STATEFUL_VERSIONS.len() - 1].clone(),
+                |v| ProtocolVersion::negotiate(&v, STATEFUL_VERSIONS),
+            );
+            peer.set_batching(version.supports_batching());
+            session.assume(InitState {
+                capabilities: self.capabilities_for(&version),
+                client: Arc::new(ClientState {
+                    version,
+                    info: None,
+                    capabilities,
+                }),
+            });
+        }
         let id = self.inner.next_session.fetch_add(1, Ordering::Relaxed);
         self.inner
             .sessions
@@ -203,6 +261,48 @@ impl Server {
                 .then(JsonObject::new),
             ..Default::default()
         }
+    }
+}
+
+/// How [`Server::serve_with`] runs a session. The default is what [`Server::serve`] does:
+/// wait for the client's `initialize`.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    assume_initialized: Option<(Option<ProtocolVersion>, ClientCapabilities)>,
+}
+
+impl ServeOptions {
+    /// The default options.
+    pub fn new() -> Self {
+        ServeOptions::default()
+    }
+
+    /// Serves the session as if the client had already initialized it, at `version` with
+    /// `capabilities`: for transports that carry no handshake of their own, such as
+    /// `mcp-transport-http`'s `SessionMode::Stateless`, where each POST gets a fresh
+    /// transport (pass the request's `MCP-Protocol-Version` header, which the factory finds
+    /// in `SessionInfo::protocol_version`).
+    ///
+    /// - `version`: negotiated against [`STATEFUL_VERSIONS`] like an `initialize` request
+    ///   (an unsupported one gives the latest); `None` means the latest, 2025-11-25.
+    /// - `capabilities`: what the client is taken to support. Pass
+    ///   `ClientCapabilities::default()` when no one can answer server-to-client requests
+    ///   (stateless HTTP cannot route the client's answer back): `Context::sample`,
+    ///   `elicit` and `list_roots` then fail with [`Error::CapabilityNotDeclared`]
+    ///   without sending anything.
+    ///
+    /// The session is open for server-initiated messages from the start (as after
+    /// `notifications/initialized`). An `initialize` request arriving anyway (a stateless
+    /// HTTP client sends its handshake in a POST of its own) is answered as usual, and does
+    /// not change the assumed state.
+    #[must_use]
+    pub fn assume_initialized(
+        mut self,
+        version: Option<ProtocolVersion>,
+        capabilities: ClientCapabilities,
+    ) -> Self {
+        self.assume_initialized = Some((version, capabilities));
+        self
     }
 }
 

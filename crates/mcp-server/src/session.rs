@@ -6,7 +6,9 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_jsonrpc::{Handler, Notification, NotificationContext, Peer, Request, RequestContext};
+use mcp_jsonrpc::{
+    Extensions, Handler, Notification, NotificationContext, Peer, Request, RequestContext,
+};
 use mcp_types::{
     CallToolRequestParams, ClientRequest, CompleteRequestParams, CompleteResult, Completion,
     CompletionReference, EmptyParams, EmptyResult, ErrorCode, ErrorObject, GetPromptRequestParams,
@@ -62,6 +64,9 @@ const LEVELS: [LoggingLevel; 8] = [
 pub(crate) struct SessionShared {
     pub(crate) init: OnceLock<Arc<InitState>>,
     initialized: AtomicBool,
+    /// The session was served as initialized without a handshake
+    /// ([`ServeOptions::assume_initialized`](crate::ServeOptions::assume_initialized)).
+    assumed: AtomicBool,
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
     pending_updates: Mutex<BTreeSet<String>>,
@@ -80,12 +85,21 @@ impl SessionShared {
         SessionShared {
             init: OnceLock::new(),
             initialized: AtomicBool::new(false),
+            assumed: AtomicBool::new(false),
             log_level: AtomicU8::new(default_level.map_or(LOG_OFF, level_index)),
             subscriptions: Mutex::default(),
             pending_updates: Mutex::default(),
             updates: Notify::new(),
             ready: Notify::new(),
             logs,
+        }
+    }
+
+    /// Serves the session as initialized with `init`, without a handshake.
+    pub(crate) fn assume(&self, init: InitState) {
+        if self.init.set(Arc::new(init)).is_ok() {
+            self.assumed.store(true, Ordering::Release);
+            self.initialized.store(true, Ordering::Release);
         }
     }
 
@@ -124,6 +138,20 @@ impl SessionShared {
             .expect("lock")
             .insert(uri.to_owned());
         self.updates.notify_one();
+    }
+}
+
+/// A request being served: its JSON-RPC context, and the extensions taken out of it.
+struct Call {
+    ctx: RequestContext,
+    extensions: Arc<Extensions>,
+}
+
+impl std::ops::Deref for Call {
+    type Target = RequestContext;
+
+    fn deref(&self) -> &RequestContext {
+        &self.ctx
     }
 }
 
@@ -183,7 +211,10 @@ impl Handler for SessionHandler {
 }
 
 impl SessionHandler {
-    async fn dispatch(&self, request: Request, ctx: RequestContext) -> Reply {
+    async fn dispatch(&self, request: Request, mut ctx: RequestContext) -> Reply {
+        // Moved (not cloned) into the handler's `Context`.
+        let extensions = Arc::new(std::mem::take(ctx.extensions_mut()));
+        let ctx = Call { ctx, extensions };
         let method = &*request.method;
         if method == <Ping as mcp_types::Request>::METHOD {
             return raw(&EmptyResult::default());
@@ -278,7 +309,9 @@ impl SessionHandler {
             }),
             capabilities: capabilities.clone(),
         });
-        if self.session.init.set(init).is_err() {
+        // A session served without a handshake answers one anyway (a stateless HTTP client
+        // sends it in a POST of its own), keeping its assumed state.
+        if self.session.init.set(init).is_err() && !self.session.assumed.load(Ordering::Acquire) {
             return Err(ErrorObject::new(
                 ErrorCode::INVALID_REQUEST,
                 "already initialized",
@@ -293,11 +326,13 @@ impl SessionHandler {
         raw(&result)
     }
 
-    fn context(&self, init: &InitState, ctx: &RequestContext, meta: Option<Meta>) -> Context {
+    fn context(&self, init: &InitState, ctx: &Call, meta: Option<Meta>) -> Context {
         Context::new(ContextParts {
             server: self.server.clone(),
             client: init.client.clone(),
             peer: ctx.peer().clone(),
+            request_id: ctx.id().clone(),
+            extensions: ctx.extensions.clone(),
             level: LevelSource::Session(self.session.clone()),
             cancellation: ctx.cancellation().clone(),
             progress_token: ctx.progress_token().cloned(),
@@ -309,12 +344,7 @@ impl SessionHandler {
         })
     }
 
-    async fn call_tool(
-        &self,
-        p: CallToolRequestParams,
-        init: &InitState,
-        ctx: &RequestContext,
-    ) -> Reply {
+    async fn call_tool(&self, p: CallToolRequestParams, init: &InitState, ctx: &Call) -> Reply {
         let Some(tool) = self.server.inner().tools.get(&p.name) else {
             return Err(invalid_params(format!("Unknown tool: {}", p.name)));
         };
@@ -343,7 +373,7 @@ impl SessionHandler {
         &self,
         p: ReadResourceRequestParams,
         init: &InitState,
-        ctx: &RequestContext,
+        ctx: &Call,
     ) -> Reply {
         let inner = self.server.inner();
         let cx = self.context(init, ctx, p.meta);
@@ -362,12 +392,7 @@ impl SessionHandler {
         raw(&result.map_err(error_object)?)
     }
 
-    async fn get_prompt(
-        &self,
-        p: GetPromptRequestParams,
-        init: &InitState,
-        ctx: &RequestContext,
-    ) -> Reply {
+    async fn get_prompt(&self, p: GetPromptRequestParams, init: &InitState, ctx: &Call) -> Reply {
         let Some(prompt) = self.server.inner().prompts.get(&p.name) else {
             return Err(invalid_params(format!("Unknown prompt: {}", p.name)));
         };
@@ -386,12 +411,7 @@ impl SessionHandler {
         !inner.prompts.is_empty() || !inner.templates.is_empty()
     }
 
-    async fn complete(
-        &self,
-        p: CompleteRequestParams,
-        init: &InitState,
-        ctx: &RequestContext,
-    ) -> Reply {
+    async fn complete(&self, p: CompleteRequestParams, init: &InitState, ctx: &Call) -> Reply {
         let inner = self.server.inner();
         let arg = p.argument.name.clone();
         let completer = match &p.reference {

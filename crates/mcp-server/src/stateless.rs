@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_jsonrpc::{CancellationToken, Peer};
+use mcp_jsonrpc::{CancellationToken, Extensions, Id, Peer};
 use mcp_types::{
     CallToolRequestParams, CallToolResult, ErrorCode, ErrorObject, InputRequiredResult,
     MaybeInputRequired, ResultType,
@@ -25,6 +25,7 @@ pub(crate) async fn call_tool(
     server: &Server,
     client: Arc<ClientState>,
     peer: Peer,
+    (request_id, extensions): (Id, Arc<Extensions>),
     mut params: CallToolRequestParams,
 ) -> Result<MaybeInputRequired<CallToolResult>, ErrorObject> {
     let Some(tool) = server.inner().tools.get(&params.name) else {
@@ -42,6 +43,8 @@ pub(crate) async fn call_tool(
         server: server.clone(),
         client,
         peer,
+        request_id,
+        extensions,
         level: LevelSource::Fixed(None),
         cancellation: CancellationToken::new(),
         progress_token: None,
@@ -117,6 +120,10 @@ mod tests {
         })
     }
 
+    fn request() -> (mcp_jsonrpc::Id, Arc<mcp_jsonrpc::Extensions>) {
+        (1.into(), Arc::default())
+    }
+
     fn peer() -> Peer {
         let (a, _b) = memory::pair(1);
         Connection::new(a, (), Config::default()).1
@@ -132,6 +139,7 @@ mod tests {
             &server,
             client(caps.clone()),
             peer(),
+            request(),
             CallToolRequestParams::new("ask"),
         )
         .await
@@ -159,7 +167,7 @@ mod tests {
             )]
             .into(),
         );
-        let r2 = call_tool(&server, client(caps.clone()), peer(), p2)
+        let r2 = call_tool(&server, client(caps.clone()), peer(), request(), p2)
             .await
             .unwrap();
         let MaybeInputRequired::InputRequired(r2) = r2 else {
@@ -186,7 +194,7 @@ mod tests {
             )]
             .into(),
         );
-        let r3 = call_tool(&server, client(caps.clone()), peer(), p3)
+        let r3 = call_tool(&server, client(caps.clone()), peer(), request(), p3)
             .await
             .unwrap();
         let MaybeInputRequired::Complete(r3) = r3 else {
@@ -201,7 +209,7 @@ mod tests {
         // A tampered state is refused; an answer of the wrong kind is an error, not a loop.
         let mut bad = CallToolRequestParams::new("ask");
         bad.request_state = Some("!!".to_owned());
-        let err = call_tool(&server, client(caps.clone()), peer(), bad)
+        let err = call_tool(&server, client(caps.clone()), peer(), request(), bad)
             .await
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::INVALID_PARAMS);
@@ -213,7 +221,7 @@ mod tests {
             )]
             .into(),
         );
-        let r = call_tool(&server, client(caps), peer(), wrong)
+        let r = call_tool(&server, client(caps), peer(), request(), wrong)
             .await
             .unwrap();
         let MaybeInputRequired::Complete(r) = r else {
@@ -229,6 +237,7 @@ mod tests {
             &server,
             client(serde_json::json!({"sampling": {}})),
             peer(),
+            request(),
             CallToolRequestParams::new("ask"),
         )
         .await

@@ -186,13 +186,7 @@ async fn batch_after(version: &str) -> Message {
             panic!("expected initialized");
         };
         assert_eq!(n.method, Initialized::METHOD);
-        let ping = |id: i64| {
-            Message::Request(Request {
-                id: id.into(),
-                method: Ping::METHOD.into(),
-                params: None,
-            })
-        };
+        let ping = |id: i64| Message::Request(Request::new(id, Ping::METHOD, None));
         server
             .send(Message::Batch(vec![ping(1), ping(2)]))
             .await

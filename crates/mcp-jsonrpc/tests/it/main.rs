@@ -6,6 +6,7 @@ mod cancel;
 mod close;
 mod common;
 mod correlation;
+mod extensions;
 mod limits;
 mod ordering;
 mod panics;

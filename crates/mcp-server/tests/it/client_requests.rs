@@ -208,11 +208,11 @@ async fn progress_is_monotonic_and_carries_the_token() {
 }
 
 fn request(id: i64, method: &'static str, params: Value) -> Message {
-    Message::Request(Request {
-        id: Id::Number(id),
-        method: method.into(),
-        params: Some(to_raw_value(&params).unwrap()),
-    })
+    Message::Request(Request::new(
+        Id::Number(id),
+        method,
+        Some(to_raw_value(&params).unwrap()),
+    ))
 }
 
 #[tokio::test(start_paused = true)]
@@ -257,10 +257,10 @@ async fn cancelling_a_call_fires_the_token_and_sends_no_response() {
         .unwrap();
     started.notified().await;
     client
-        .send(Message::Notification(Notification {
-            method: "notifications/cancelled".into(),
-            params: Some(to_raw_value(&json!({"requestId": 5, "reason": "bored"})).unwrap()),
-        }))
+        .send(Message::Notification(Notification::new(
+            "notifications/cancelled",
+            Some(to_raw_value(&json!({"requestId": 5, "reason": "bored"})).unwrap()),
+        )))
         .await
         .unwrap();
     client.send(request(6, "ping", json!({}))).await.unwrap();

@@ -119,11 +119,11 @@ async fn ping_answers_an_empty_object() {
 }
 
 fn request(id: i64, method: &'static str, params: Value) -> Message {
-    Message::Request(Request {
-        id: Id::Number(id),
-        method: method.into(),
-        params: Some(to_raw_value(&params).unwrap()),
-    })
+    Message::Request(Request::new(
+        Id::Number(id),
+        method,
+        Some(to_raw_value(&params).unwrap()),
+    ))
 }
 
 async fn handshake(version: &str) -> memory::MemoryTransport {

@@ -8,6 +8,7 @@ mod logging;
 mod pagination;
 mod prompts;
 mod resources;
+mod serving;
 mod support;
 mod tools;
 

@@ -61,12 +61,20 @@
 //! fails and the connection carries on. A failed notification or response makes its `send`
 //! fail with [`Error`], which ends the connection, as does failing to start a new session.
 //!
-//! # No background tasks
+//! # No background tasks, no blocked sends
 //!
-//! The transport spawns nothing. Each POST runs inside its `send` future, which returns
-//! once the response headers have arrived (and, for JSON, the body is queued). SSE bodies
-//! and the GET stream are drained by [`recv`], which polls the active streams alongside a
-//! bounded queue of ready messages: keep calling `recv` (the connection always does).
+//! The transport spawns nothing. The `send` of a request returns once its POST is handed to
+//! [`recv`]: the whole exchange (the request, the response headers, then the JSON body or the
+//! SSE stream, or an HTTP error turned into an error response for the request) is driven by
+//! `recv` alongside the SSE streams, the GET stream and a bounded queue of ready messages:
+//! keep calling `recv` (the connection always does). So a request the server answers late
+//! never holds up the connection's next send, such as the client's answer to a sampling or
+//! elicitation request that the server makes (on the GET stream) before it answers the POST.
+//! Requests sent one after the other may therefore reach the server in either order.
+//!
+//! Other sends complete their exchange before returning: `initialize` (so that every later
+//! POST carries the session id of its response), notifications and responses (until their
+//! 202, so that a failure is reported by `send`), and every POST of a legacy session.
 //!
 //! # Cancel safety
 //!

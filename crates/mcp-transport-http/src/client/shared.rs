@@ -359,6 +359,12 @@ impl Shared {
     }
 
     /// Sends one message: the body of every send future.
+    ///
+    /// A request (other than `initialize`) is only started here: its exchange becomes a task
+    /// that `recv` drives, so that the connection's next send (say, the answer to a server
+    /// request that the server awaits before answering this POST) is not queued behind it.
+    /// Everything else completes here: `initialize` (so that the session id is known before
+    /// anything else is sent), notifications and responses (their 202), legacy POSTs.
     pub(crate) async fn send(self: Arc<Self>, out: Outgoing) -> Result<()> {
         // Wait for a new session being started, if any.
         drop(self.reinit.lock().await);
@@ -376,6 +382,26 @@ impl Shared {
         if let Mode::Legacy(endpoint) = &mode {
             return self.send_legacy(endpoint, out).await;
         }
+        if out.ids.is_empty() || out.initialize {
+            return self.exchange(out, mode, session).await;
+        }
+        let generation = session.generation;
+        let exchange = self.clone().exchange(out, mode, session);
+        // What concerns the request itself becomes an error response inside `exchange`; an
+        // `Err` is a failure of the transport (starting a new session failed).
+        let stream = futures::stream::once(exchange)
+            .filter_map(|result| std::future::ready(result.err().map(Inbound::Failed)));
+        self.push(Inbound::Spawn(Task {
+            generation,
+            stream: stream.boxed(),
+        }))
+        .await;
+        Ok(())
+    }
+
+    /// One POST of a Streamable HTTP session and its outcome: a JSON body or an SSE stream
+    /// handed to `recv`, an error response for each request on failure, a new session on 404.
+    async fn exchange(self: Arc<Self>, out: Outgoing, mode: Mode, session: Session) -> Result<()> {
         let resp = match self.post(&self.url, out.body.clone(), &session).await {
             Ok(resp) => resp,
             Err(e) => return self.fail_or_err(&out.ids, e).await,

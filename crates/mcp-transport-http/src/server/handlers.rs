@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::Shared;
 use super::config::SessionMode;
-use super::session::{EndOnDrop, OpenError, Session, SessionKind};
+use super::session::{EndOnDrop, OpenError, RequestStream, Session, SessionHandle, SessionKind};
 use super::sse::{self, Frame, Guard, SseBody};
 
 /// `Mcp-Session-Id`.
@@ -337,7 +337,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
                 SessionKind::Stateful,
                 version.clone(),
                 parts.headers.clone(),
-                parts.extensions,
+                parts.extensions.clone(),
             )
             .ok_or_else(too_many_sessions)?;
         (session, true)
@@ -350,7 +350,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     };
     let activity = session.activity();
     let effective = session.effective_version(version.as_deref()).into_owned();
-    let mut res = post_to_session(&session, msg, &effective, activity).await?;
+    let mut res = post_to_session(&session, msg, &effective, activity, &parts).await?;
     if new
         && let Some(id) = &session.id
         && let Ok(v) = HeaderValue::from_str(id)
@@ -385,13 +385,13 @@ async fn post_stateless(
         .open_session(
             SessionKind::Stateless,
             version.clone(),
-            parts.headers,
-            parts.extensions,
+            parts.headers.clone(),
+            parts.extensions.clone(),
         )
         .ok_or_else(too_many_sessions)?;
     let effective = version.unwrap_or_else(|| "2025-03-26".to_owned());
     let activity = session.activity();
-    post_to_session(&session, msg, &effective, activity).await
+    post_to_session(&session, msg, &effective, activity, &parts).await
 }
 
 fn has_request(msg: &Message) -> bool {
@@ -417,16 +417,43 @@ fn check_batch(version: &str) -> Result<(), Response> {
     }
 }
 
+/// Attaches what handlers may want to know about the HTTP request to each inbound request and
+/// notification of `msg`: the [`SessionHandle`], the request's headers and `http::Extensions`
+/// (cloned: one copy per message), and for requests a [`RequestStream`].
+fn attach(session: &Arc<Session>, msg: &mut Message, parts: &http::request::Parts) {
+    let handle = SessionHandle {
+        session: session.clone(),
+    };
+    let extensions = match msg {
+        Message::Request(r) => {
+            r.extensions
+                .insert(RequestStream::new(handle.clone(), r.id.clone()));
+            &mut r.extensions
+        }
+        Message::Notification(n) => &mut n.extensions,
+        Message::Batch(items) => {
+            items.iter_mut().for_each(|m| attach(session, m, parts));
+            return;
+        }
+        Message::Response(_) | Message::Invalid(_) => return,
+    };
+    extensions.insert(handle);
+    extensions.insert(parts.headers.clone());
+    extensions.insert(parts.extensions.clone());
+}
+
 /// Hands a decoded POST to a session and builds the answer.
 async fn post_to_session(
     session: &Arc<Session>,
-    msg: Message,
+    mut msg: Message,
     version: &str,
     activity: super::session::ActivityGuard,
+    parts: &http::request::Parts,
 ) -> Result<Response, Response> {
     if let Message::Batch(_) = &msg {
         check_batch(version)?;
     }
+    attach(session, &mut msg, parts);
     session.observe_inbound(&msg);
     let requests: Vec<_> = match &msg {
         Message::Request(r) => vec![(&r.id, r.params.as_deref(), &*r.method)],
@@ -589,10 +616,11 @@ async fn legacy_post_inner(shared: Arc<Shared>, req: Request) -> Result<Response
     let _activity = session.activity();
     let (parts, body) = req.into_parts();
     let body = read_body(&shared, &parts.headers, body).await?;
-    let msg = decode(&shared, &body)?;
+    let mut msg = decode(&shared, &body)?;
     if let Message::Batch(_) = msg {
         check_batch("2024-11-05")?;
     }
+    attach(&session, &mut msg, &parts);
     let inbound = session.inbound().map_err(|_| session_not_found())?;
     inbound.send(msg).await.map_err(|_| session_not_found())?;
     Ok(accepted())

@@ -82,6 +82,25 @@
 //! [`SessionMode::Hybrid`] does both on one endpoint: `initialize` opens a stateful
 //! session, and session-less POSTs are served statelessly.
 //!
+//! # What handlers see
+//!
+//! Every inbound request and notification carries, in its
+//! [`Extensions`](mcp_jsonrpc::Extensions) (a handler reads a request's with
+//! `RequestContext::extensions`, `mcp-server` handlers with `Context::extensions`, and a
+//! notification's in `Notification::extensions`):
+//!
+//! - the session's [`SessionHandle`];
+//! - for a request, its [`RequestStream`], to close the request's SSE stream mid-call
+//!   ([`RequestStream::close`]; the client resumes with GET and `Last-Event-ID`);
+//! - the POST's headers, as an `http::HeaderMap`;
+//! - the POST's `http::Extensions`, as one value (its entries cannot be enumerated, so they
+//!   are not copied one by one): what a tower layer in front of the service put there, such
+//!   as an authenticated principal, is at
+//!   `extensions.get::<http::Extensions>().and_then(|e| e.get::<Principal>())`.
+//!
+//! Each message gets its own copy of the headers and extensions of the POST that carried it.
+//! [`SessionInfo`] keeps those of the POST that opened the session.
+//!
 //! # Routing outbound messages
 //!
 //! The transport only sees [`Message`](mcp_jsonrpc::Message)s, so it tracks the requests in
@@ -105,8 +124,9 @@
 //! starts with a priming event (an id, `retry`, empty data) when the request's protocol
 //! revision is 2025-11-25 or later (older clients may not expect empty data). A GET with
 //! `Last-Event-ID` replays the events of that event's stream after it and, if the stream is
-//! still live, continues it. [`SessionHandle::close_request_stream`] closes a request's
-//! connection mid-call so that the client resumes that way (SSE polling).
+//! still live, continues it. [`SessionHandle::close_request_stream`] (or the request's
+//! [`RequestStream::close`]) closes a request's connection mid-call so that the client
+//! resumes that way (SSE polling).
 //!
 //! # Legacy HTTP+SSE
 //!
@@ -158,7 +178,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 pub use config::{Builder, DEFAULT_PROTOCOL_VERSIONS, LOCALHOST, SessionMode};
 pub use error::{Error, Result};
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
-pub use session::{HttpSessionTransport, SessionHandle, SessionInfo, SessionKind};
+pub use session::{HttpSessionTransport, RequestStream, SessionHandle, SessionInfo, SessionKind};
 pub use spawn::{Spawner, TokioSpawner};
 
 use config::{Config, Factory};

@@ -829,3 +829,59 @@ impl SessionHandle {
         }
     }
 }
+
+/// The HTTP stream carrying one inbound request, found in every request's
+/// [`extensions`](mcp_jsonrpc::RequestContext::extensions) (with the [`SessionHandle`], the
+/// request's `http::HeaderMap` and its `http::Extensions`): a handler closes its own stream
+/// with it mid-call (SSE polling), and the client resumes with GET and `Last-Event-ID`.
+///
+/// ```
+/// use mcp_jsonrpc::{ErrorObject, Handler, Request, RequestContext, to_raw_value};
+/// use mcp_transport_http::server::RequestStream;
+/// use serde_json::value::RawValue;
+///
+/// struct Polling;
+///
+/// impl Handler for Polling {
+///     async fn handle_request(
+///         &self,
+///         _request: Request,
+///         ctx: RequestContext,
+///     ) -> Result<Box<RawValue>, ErrorObject> {
+///         if let Some(stream) = ctx.extensions().get::<RequestStream>() {
+///             // The client reconnects; the response below reaches it then.
+///             stream.close();
+///         }
+///         to_raw_value(&"done")
+///     }
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct RequestStream {
+    handle: SessionHandle,
+    id: Id,
+}
+
+impl RequestStream {
+    pub(crate) fn new(handle: SessionHandle, id: Id) -> Self {
+        RequestStream { handle, id }
+    }
+
+    /// The id of the request.
+    pub fn request_id(&self) -> &Id {
+        &self.id
+    }
+
+    /// The session the request belongs to.
+    pub fn session(&self) -> &SessionHandle {
+        &self.handle
+    }
+
+    /// Closes the request's HTTP connection without ending its stream; see
+    /// [`SessionHandle::close_request_stream`], which this calls (and whose result it
+    /// returns: `false` without an event store, in stateless and legacy sessions, or once
+    /// the response went out as plain JSON).
+    pub fn close(&self) -> bool {
+        self.handle.close_request_stream(&self.id)
+    }
+}

@@ -39,11 +39,7 @@ async fn recv_is_cancel_safe() {
     .await;
     let mut transport = StreamableHttpClientTransport::new(&server.url).unwrap();
     transport
-        .send(Message::Request(Request {
-            id: 7.into(),
-            method: "count".into(),
-            params: None,
-        }))
+        .send(Message::Request(Request::new(7, "count", None)))
         .await
         .unwrap();
     let mut ticks = Vec::new();

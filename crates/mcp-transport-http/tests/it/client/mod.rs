@@ -4,5 +4,6 @@ mod basic;
 mod cancel;
 mod legacy;
 mod resume;
+mod server_requests;
 mod session;
 mod support;

@@ -2,6 +2,7 @@
 //! as the "server", and reqwest as a raw HTTP client.
 
 mod checks;
+mod extensions;
 mod lifecycle;
 mod messages;
 mod modes;
@@ -15,7 +16,7 @@ use std::time::Duration;
 use mcp_jsonrpc::{
     Config, Connection, ErrorObject, Handler, Peer, Request, RequestContext, to_raw_value,
 };
-use mcp_transport_http::server::{Builder, SessionHandle, StreamableHttpService};
+use mcp_transport_http::server::{Builder, RequestStream, SessionHandle, StreamableHttpService};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -72,6 +73,17 @@ impl Handler for TestHandler {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let _ = ctx.report_progress(1.0, None, Some("after close")).await;
                 to_raw_value(&"resumed")
+            }
+            // Like `reconnect`, through the `RequestStream` the transport attached.
+            "poll" => {
+                let stream = ctx
+                    .extensions()
+                    .get::<RequestStream>()
+                    .ok_or_else(|| ErrorObject::internal_error("no RequestStream"))?;
+                assert_eq!(stream.request_id(), ctx.id());
+                assert!(stream.close());
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                to_raw_value(&"polled")
             }
             // Asks the client (a server-to-client request) and returns its answer.
             "ask" => {

@@ -4,7 +4,9 @@ use mcp_jsonrpc::to_raw_value;
 use mcp_transport_http::server::StreamableHttpService;
 use serde_json::json;
 
-use super::{Sse, request, start};
+use std::time::Duration;
+
+use super::{Sse, initialize_body, request, start};
 
 #[tokio::test]
 async fn standalone_stream_gets_server_initiated_notifications() {
@@ -40,7 +42,7 @@ async fn standalone_stream_gets_server_initiated_notifications() {
 
     // Once the first stream is gone, a new GET may open.
     drop(sse);
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let third = server.get(&id).send().await.unwrap();
     assert_eq!(third.status(), 200);
 }
@@ -64,7 +66,7 @@ async fn standalone_stream_resumes_after_last_event_id() {
     );
     assert!(sse.next().await.is_none());
     peer.notify("notifications/b", None).await.unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
 
     let res = server
         .get(&id)
@@ -86,7 +88,7 @@ async fn standalone_stream_resumes_after_last_event_id() {
     drop(sse);
 
     // Replaying from the priming event gives everything after it.
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let res = server
         .get(&id)
         .header("last-event-id", priming.id.unwrap())
@@ -161,4 +163,58 @@ async fn closed_request_stream_resumes_with_last_event_id() {
         .await
         .unwrap();
     assert_eq!(res.status(), 400);
+}
+
+#[tokio::test]
+async fn a_handler_closes_its_stream_through_request_extensions() {
+    let server = start(StreamableHttpService::builder()).await;
+    let id = server.initialize().await;
+    let res = server
+        .post(Some(&id), request(4, "poll", json!({})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let mut sse = Sse::new(res);
+    let priming = sse.next().await.unwrap();
+    assert_eq!(priming.data, "");
+    assert!(sse.next().await.is_none(), "closed before the response");
+
+    let res = server
+        .get(&id)
+        .header("last-event-id", priming.id.unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let mut sse = Sse::new(res);
+    let response = sse.next().await.unwrap();
+    assert_eq!(response.json()["id"], 4);
+    assert_eq!(response.json()["result"], "polled");
+    assert!(sse.next().await.is_none());
+}
+
+/// The client transport resumes the closed stream on its own.
+#[cfg(feature = "client")]
+#[tokio::test]
+async fn the_client_transport_resumes_a_stream_closed_by_the_handler() {
+    use mcp_jsonrpc::{Config, Connection};
+    use mcp_transport_http::client::StreamableHttpClientTransport;
+
+    let server = start(StreamableHttpService::builder().sse_retry(Duration::from_millis(10))).await;
+    let transport = StreamableHttpClientTransport::new(&server.url).unwrap();
+    let (connection, peer) = Connection::new(transport, (), Config::default());
+    let run = tokio::spawn(connection.run());
+    let init = serde_json::value::to_raw_value(&initialize_body(super::VERSION)["params"]).unwrap();
+    peer.request("initialize", Some(init)).await.unwrap();
+    peer.notify("notifications/initialized", None)
+        .await
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(10), peer.request("poll", None))
+        .await
+        .expect("resumed in time")
+        .unwrap();
+    assert_eq!(result.get(), r#""polled""#);
+    peer.close();
+    run.await.unwrap().unwrap();
 }
