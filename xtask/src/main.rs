@@ -2,12 +2,15 @@
 //!
 //! - `ci`: everything CI checks, in order (this is the README's test command).
 //! - `check-deps`: the crate dependency DAG of STYLE.md, read from `cargo metadata`.
+//! - `conformance`: the official MCP conformance suite against `everything-server --http`
+//!   and with `everything-client`, in a private network namespace.
 //! - `setup`: installs the pinned peers the tests drive (Node 22, npm packages, Python `mcp`)
 //!   into `.tools/`.
 //! - `spec-check <dir>`: checks `mcp-types` against the protocol's schema files and examples.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod conformance;
 mod deps;
 mod samples;
 mod setup;
@@ -23,6 +26,9 @@ fn main() -> Result<()> {
     match cmd {
         "ci" => ci(),
         "check-deps" => deps::check_deps(),
+        "conformance" => conformance::conformance(),
+        // Internal: `conformance` re-executes itself inside `unshare -n` with this.
+        "conformance-netns" => conformance::in_netns(&args[1..]),
         "setup" => setup::setup().map(|_| ()),
         "spec-check" => {
             let dir = args
@@ -31,7 +37,7 @@ fn main() -> Result<()> {
             spec::spec_check(std::path::Path::new(dir))
         }
         _ => {
-            eprintln!("usage: cargo xtask <ci|check-deps|setup|spec-check <dir>>");
+            eprintln!("usage: cargo xtask <ci|check-deps|conformance|setup|spec-check <dir>>");
             if cmd == "help" {
                 Ok(())
             } else {
@@ -135,6 +141,7 @@ fn ci() -> Result<()> {
     }
     deps::check_deps()?;
     spec::spec_check(&shared_spec_dir())?;
+    conformance::conformance()?;
     eprintln!("xtask ci: all steps passed");
     Ok(())
 }

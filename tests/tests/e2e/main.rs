@@ -6,7 +6,14 @@
 //!   exact payloads of the conformance fixture, plus framing errors and shutdown.
 //! - `interop_python`, `interop_inspector`: the same server under real clients.
 
+mod client_inspect;
+mod client_interop;
+mod client_shutdown;
+mod client_stdio;
+mod client_support;
 mod fixture;
+mod http_interop;
+mod http_support;
 mod interop_inspector;
 mod interop_python;
 mod stdio;

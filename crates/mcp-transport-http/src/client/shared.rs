@@ -472,18 +472,25 @@ impl Shared {
         }
     }
 
-    /// Opens the standalone GET stream, once per session.
+    /// Opens the standalone GET stream, once per session. The first GET is made here, so
+    /// the stream is open (or refused) before the caller's next message goes out; `recv`
+    /// drives it from then on.
     async fn open_get_stream(self: &Arc<Self>) {
-        let generation = {
+        let (generation, session) = {
             let mut st = self.state();
             if !matches!(st.mode, Mode::Streamable) || st.get != GetStream::NotOpened {
                 return;
             }
             st.get = GetStream::Open;
-            st.generation
+            (st.generation, st.session())
         };
-        self.push(Inbound::Spawn(SseTask::get(self.clone(), generation)))
-            .await;
+        let first = self.get(&session, None).await;
+        self.push(Inbound::Spawn(SseTask::get_after(
+            self.clone(),
+            generation,
+            first,
+        )))
+        .await;
     }
 
     /// Starts a new session after the one of `expired` ended: re-sends the cached

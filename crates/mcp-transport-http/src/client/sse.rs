@@ -44,6 +44,8 @@ pub(crate) struct SseTask {
     delay: Option<Duration>,
     queued: VecDeque<Inbound>,
     done: bool,
+    /// The outcome of a first GET already made (see [`SseTask::get_after`]).
+    first: Option<Result<reqwest::Response, Error>>,
 }
 
 impl SseTask {
@@ -61,6 +63,7 @@ impl SseTask {
             delay: None,
             queued: VecDeque::new(),
             done: false,
+            first: None,
         }
     }
 
@@ -80,6 +83,19 @@ impl SseTask {
     /// The standalone GET stream of the session `generation`.
     pub(crate) fn get(shared: Arc<Shared>, generation: u64) -> Task {
         SseTask::new(shared, generation, Kind::Get).into_task()
+    }
+
+    /// The standalone GET stream of the session `generation`, whose first GET was already
+    /// sent and answered `first` (so that the stream is open before the next message goes
+    /// out: servers send server-initiated requests there, and drop them if it is not open).
+    pub(crate) fn get_after(
+        shared: Arc<Shared>,
+        generation: u64,
+        first: Result<reqwest::Response, Error>,
+    ) -> Task {
+        let mut task = SseTask::new(shared, generation, Kind::Get);
+        task.first = Some(first);
+        task.into_task()
     }
 
     fn into_task(self) -> Task {
@@ -222,11 +238,15 @@ impl SseTask {
             return;
         };
         self.seen = false;
-        let resp = match self
-            .shared
-            .get(&session, self.last_event_id.as_deref())
-            .await
-        {
+        let resp = match self.first.take() {
+            Some(first) => first,
+            None => {
+                self.shared
+                    .get(&session, self.last_event_id.as_deref())
+                    .await
+            }
+        };
+        let resp = match resp {
             Ok(resp) => resp,
             Err(e) => return self.failed(&e),
         };

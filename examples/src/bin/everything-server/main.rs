@@ -3,7 +3,9 @@
 //! Run with:
 //!
 //! ```text
-//! cargo run -p examples --bin everything-server            # serves MCP on stdin/stdout
+//! cargo run -p examples --bin everything-server                        # MCP on stdin/stdout
+//! cargo run -p examples --bin everything-server -- --http 3000          # http://127.0.0.1:3000/mcp
+//! cargo run -p examples --bin everything-server -- --http 127.0.0.1:0   # any free port
 //! RUST_LOG=debug cargo run -p examples --bin everything-server
 //! ```
 //!
@@ -14,7 +16,10 @@
 //! JSON Schema 2020-12 tool, the `test://` resources and template, four prompts, and
 //! completion. Logs go to stderr (stdout carries the protocol); `RUST_LOG` filters them.
 //!
-//! `--http <addr>` is reserved for the Streamable HTTP transport, which is not available yet.
+//! `--http <addr>` serves Streamable HTTP at `/mcp` instead (stateful sessions, resumable SSE
+//! streams, `Host`/`Origin` limited to localhost), plus the legacy HTTP+SSE endpoints `/sse`
+//! and `/messages`. A bare port binds 127.0.0.1. Once bound it logs
+//! `listening on http://<addr>/mcp` to stderr (port 0 picks a free port).
 
 mod prompts;
 mod resources;
@@ -24,6 +29,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use mcp_server::Server;
+use mcp_transport_http::server::StreamableHttpService;
 use mcp_transport_stdio::StdioTransport;
 use tracing_subscriber::EnvFilter;
 
@@ -99,8 +105,35 @@ async fn run() -> anyhow::Result<()> {
             tracing::info!("stdin closed; exiting");
             Ok(())
         }
-        Listen::Http(addr) => {
-            bail!("cannot serve on {addr}: the HTTP transport is not available yet")
-        }
+        Listen::Http(addr) => serve_http(server, &addr).await,
     }
+}
+
+/// Serves `server` over Streamable HTTP (and legacy HTTP+SSE) on `addr` until killed.
+async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
+    let service = StreamableHttpService::builder()
+        .path("/mcp")
+        .legacy_sse("/sse", "/messages")
+        .build(move |transport, info| {
+            let server = server.clone();
+            async move {
+                tracing::debug!(session = ?info.session_id, kind = ?info.kind, "session opened");
+                if let Err(e) = server.serve(transport).await {
+                    tracing::warn!(session = ?info.session_id, "session failed: {e:#}");
+                }
+            }
+        });
+    // A bare port means 127.0.0.1.
+    let http = match addr.parse::<u16>() {
+        Ok(port) => service.bind_localhost(port).await,
+        Err(_) => service.bind(addr).await,
+    }
+    .with_context(|| format!("cannot bind {addr}"))?;
+    // Printed whatever `RUST_LOG` says: tests and scripts read the port from it.
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("listening on http://{}/mcp", http.local_addr()?);
+    }
+    http.run().await?;
+    Ok(())
 }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use mcp_server::{Context, HandlerError, Tool};
+use mcp_transport_http::server::RequestStream;
 use mcp_types::{
     ContentBlock, CreateMessageRequestParams, ElicitRequestFormParams, ElicitResult, JsonObject,
     LoggingLevel, ProgressToken, SamplingMessage, TextResourceContents,
@@ -80,16 +81,26 @@ pub(crate) fn all() -> anyhow::Result<Vec<Tool>> {
             echo_arguments,
         )?
         .description("Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)"),
-        // Over HTTP the reference closes the request's SSE stream first, so the client has
-        // to reconnect; over stdio there is no stream to close and the text comes back as is.
-        Tool::new("test_reconnection", |_cx| async { RECONNECTED })
-            .description(RECONNECTION_DESCRIPTION),
+        Tool::new("test_reconnection", reconnection).description(RECONNECTION_DESCRIPTION),
     ])
 }
 
 /// `test_reconnection`'s description.
 const RECONNECTION_DESCRIPTION: &str = "Tests SSE stream disconnection and client reconnection \
     (SEP-1699). Server will close the stream mid-call and send the result after client reconnects.";
+
+/// Over HTTP, closes the request's SSE stream (the client resumes it with GET and
+/// `Last-Event-ID`) and waits 100 ms before answering, as the reference does; over stdio
+/// there is no stream to close and the text comes back at once.
+async fn reconnection(cx: Context) -> &'static str {
+    if let Some(stream) = cx.extensions().get::<RequestStream>()
+        && stream.close()
+    {
+        tracing::debug!(id = ?stream.request_id(), "closed the request's sse stream");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    RECONNECTED
+}
 
 /// `test_reconnection`'s text.
 const RECONNECTED: &str = "Reconnection test completed successfully. If you received this, \

@@ -161,23 +161,3 @@ async fn closing_stdin_mid_session_exits_with_status_0() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(outcome, Some(ShutdownOutcome::StdinClosed));
 }
-
-#[tokio::test]
-async fn http_flag_fails_clearly_until_the_transport_exists() {
-    let output = within(
-        "everything-server --http",
-        tokio::process::Command::new(everything_server())
-            .args(["--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .output(),
-    )
-    .await
-    .unwrap();
-    assert!(!output.status.success());
-    assert!(output.stdout.is_empty(), "nothing may go to stdout");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("the HTTP transport is not available yet"),
-        "stderr: {stderr}"
-    );
-}

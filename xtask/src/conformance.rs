@@ -1,0 +1,390 @@
+//! `cargo xtask conformance`: runs the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, pinned in `xtask/peers/package.json`) against
+//! `everything-server --http` and with `everything-client`.
+//!
+//! 1. `setup::setup()` installs Node 22 and the pinned suite; cargo builds the two examples.
+//! 2. The rest runs inside a private network namespace with only loopback (`unshare -n`,
+//!    then `ip link set lo up`), because the suite's mock servers bind every interface: this
+//!    command re-executes itself there as `conformance-netns`.
+//! 3. There it starts `everything-server --http 127.0.0.1:3000`, waits until the port
+//!    accepts connections, and runs the legs: `server --requirements 2025-11-25` (every scored
+//!    server scenario), the unscored `server-session-lifecycle`, `json-schema-2020-12` and
+//!    `server-sse-polling` (explicitly unless the requirements run already ran them), and the
+//!    client scenarios `initialize`, `tools_call`, `sse-retry` and
+//!    `elicitation-sep1034-client-defaults` against `everything-client`.
+//!
+//! A leg fails if the suite exits non-zero or its summary marks a scenario `✗` (the
+//! requirements run reports unscored scenarios without counting them in its exit code) or
+//! shows one that passed no check. The suite's summaries are printed at the end; results go to `target/conformance/`, the
+//! server's log to `target/conformance/everything-server.log`. There is no expected-failures
+//! file: everything must pass.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::setup;
+
+/// Where the server listens inside the namespace (nothing else is there to take the port).
+const ADDR: &str = "127.0.0.1:3000";
+
+/// The server scenarios that `--requirements 2025-11-25` reports without scoring; they must
+/// pass too.
+const UNSCORED_SERVER: &[&str] = &[
+    "server-session-lifecycle",
+    "json-schema-2020-12",
+    "server-sse-polling",
+];
+
+/// The client scenarios `everything-client` implements.
+const CLIENT_SCENARIOS: &[&str] = &[
+    "initialize",
+    "tools_call",
+    "sse-retry",
+    "elicitation-sep1034-client-defaults",
+];
+
+/// `cargo xtask conformance`: setup, build, then the legs in a private network namespace.
+pub(crate) fn conformance() -> Result<()> {
+    let tools = setup::setup()?;
+    let bins = build_examples(&["everything-server", "everything-client"])?;
+    let out_dir = target_dir()?.join("conformance");
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let xtask = std::env::current_exe().context("cannot find the xtask executable")?;
+    eprintln!("conformance: entering a private network namespace (unshare -n)");
+    let status = Command::new("unshare")
+        .args(["-n", "sh", "-c", r#"ip link set lo up && exec "$0" "$@""#])
+        .arg(&xtask)
+        .arg("conformance-netns")
+        .args([&bins[0], &bins[1], &out_dir])
+        .envs(setup::env_vars(&tools))
+        .status()
+        .context("could not run `unshare -n` (util-linux); it needs CAP_SYS_ADMIN or root")?;
+    if !status.success() {
+        bail!("conformance failed ({status})");
+    }
+    Ok(())
+}
+
+/// `conformance-netns <server> <client> <out-dir>`: the legs, run inside the namespace.
+pub(crate) fn in_netns(args: &[String]) -> Result<()> {
+    let [server, client, out_dir] = args else {
+        bail!("usage: xtask conformance-netns <everything-server> <everything-client> <out-dir>");
+    };
+    let tools = setup::tools();
+    let suite = Suite {
+        node: tools.node.clone(),
+        script: tools.npm_bin.join("conformance"),
+        out_dir: PathBuf::from(out_dir),
+    };
+    let log = suite.out_dir.join("everything-server.log");
+    let server = ServerProcess::start(Path::new(server), &log)?;
+    let url = format!("http://{ADDR}/mcp");
+
+    let mut legs = Vec::new();
+    let requirements = suite.run(
+        "server --requirements 2025-11-25",
+        &["server", "--url", &url, "--requirements", "2025-11-25"],
+    )?;
+    for scenario in UNSCORED_SERVER {
+        if !requirements.ran(scenario) {
+            let leg = suite.run(
+                &format!("server --scenario {scenario}"),
+                &["server", "--url", &url, "--scenario", scenario],
+            )?;
+            legs.push(leg);
+        }
+    }
+    legs.insert(0, requirements);
+    for scenario in CLIENT_SCENARIOS {
+        legs.push(suite.run(
+            &format!("client --scenario {scenario}"),
+            &["client", "--command", client, "--scenario", scenario],
+        )?);
+    }
+    let server_exit = server.stop();
+
+    println!("\n==================== conformance summary ====================");
+    let mut failed = Vec::new();
+    for leg in &legs {
+        let verdict = if leg.passed() { "PASS" } else { "FAIL" };
+        let code = leg
+            .status
+            .code()
+            .map_or("signal".to_owned(), |c| c.to_string());
+        println!("[{verdict}] {} (exit {code})", leg.name);
+        for line in leg.summary() {
+            println!("    {line}");
+        }
+        if !leg.passed() {
+            failed.push(leg.name.as_str());
+        }
+    }
+    if let Some(note) = server_exit {
+        println!("everything-server: {note} (log: {})", log.display());
+    }
+    if failed.is_empty() {
+        println!("conformance: all {} legs passed", legs.len());
+        Ok(())
+    } else {
+        println!("conformance legs failed: {}", failed.join(", "));
+        println!("server log: {}", log.display());
+        // The outer `conformance` reports the failure; no second error (and backtrace) here.
+        std::process::exit(1);
+    }
+}
+
+/// How to run the suite.
+struct Suite {
+    node: PathBuf,
+    script: PathBuf,
+    out_dir: PathBuf,
+}
+
+/// One run of the suite and what it printed.
+struct Leg {
+    name: String,
+    status: std::process::ExitStatus,
+    output: Vec<String>,
+}
+
+impl Suite {
+    /// Runs the suite with `args` (plus `-o <out-dir>/<leg>`), echoing its output.
+    fn run(&self, name: &str, args: &[&str]) -> Result<Leg> {
+        let dir = self.out_dir.join(name.replace([' ', '/'], "_"));
+        let _ = std::fs::remove_dir_all(&dir);
+        eprintln!("\n$ conformance {}", args.join(" "));
+        let mut child = Command::new(&self.node)
+            .arg(&self.script)
+            .args(args)
+            .arg("-o")
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("could not start {}", self.script.display()))?;
+        // The suite prints on both streams (check lines and results on stderr): echo both,
+        // keep both.
+        let stderr = child.stderr.take().map(|stderr| {
+            std::thread::spawn(move || {
+                let mut lines = Vec::new();
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    eprintln!("{line}");
+                    lines.push(strip_ansi(&line));
+                }
+                lines
+            })
+        });
+        let mut output = Vec::new();
+        if let Some(stdout) = child.stdout.take() {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.context("reading the suite's output")?;
+                println!("{line}");
+                output.push(strip_ansi(&line));
+            }
+        }
+        if let Some(thread) = stderr {
+            output.extend(thread.join().unwrap_or_default());
+        }
+        let status = child.wait()?;
+        Ok(Leg {
+            name: name.to_owned(),
+            status,
+            output,
+        })
+    }
+}
+
+impl Leg {
+    /// Whether the suite ran `scenario` in this leg.
+    fn ran(&self, scenario: &str) -> bool {
+        let header = format!("=== Running scenario: {scenario} ===");
+        self.output.iter().any(|l| l.contains(&header))
+    }
+
+    /// Exit code zero, no scenario marked failed in the summary, and none that passed no
+    /// check at all (a scenario that only reports INFO, like `server-sse-polling` when the
+    /// server does not close the stream, proves nothing).
+    fn passed(&self) -> bool {
+        self.status.success()
+            && !self.summary().iter().any(|l| {
+                let l = l.trim_start();
+                l.starts_with('✗') || (l.starts_with('✓') && l.contains(": 0 passed"))
+            })
+    }
+
+    /// The suite's summary: the lines after `=== SUMMARY ===` (multi-scenario runs), else
+    /// the `Passed:` line and the failed checks (single-scenario runs).
+    fn summary(&self) -> Vec<&str> {
+        let lines = self.output.iter().map(String::as_str);
+        if let Some(start) = self
+            .output
+            .iter()
+            .position(|l| l.contains("=== SUMMARY ==="))
+        {
+            return lines
+                .skip(start + 1)
+                .filter(|l| !l.trim().is_empty())
+                .collect();
+        }
+        lines
+            .filter(|l| {
+                let t = l.trim_start();
+                t.starts_with("Passed:") || t.contains("FAILURE") || t.contains("WARNING")
+            })
+            .collect()
+    }
+}
+
+/// `line` without ANSI escape sequences (the suite colours its output).
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC '[' parameters, ended by a letter.
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `everything-server --http`, killed when dropped.
+struct ServerProcess {
+    child: Child,
+}
+
+impl ServerProcess {
+    /// Starts the server with its stderr in `log` and waits until it accepts connections.
+    fn start(bin: &Path, log: &Path) -> Result<Self> {
+        let log_file =
+            File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
+        eprintln!(
+            "$ {} --http {ADDR}  (log: {})",
+            bin.display(),
+            log.display()
+        );
+        let child = Command::new(bin)
+            .args(["--http", ADDR])
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG").unwrap_or("info".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log_file)
+            .spawn()
+            .with_context(|| format!("could not start {}", bin.display()))?;
+        let mut server = ServerProcess { child };
+        let addr: SocketAddr = ADDR.parse()?;
+        let started = Instant::now();
+        loop {
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                eprintln!("everything-server is up ({:.1?})", started.elapsed());
+                return Ok(server);
+            }
+            if let Some(status) = server.child.try_wait()? {
+                bail!(
+                    "everything-server exited ({status}) before listening; log:\n{}",
+                    std::fs::read_to_string(log).unwrap_or_default()
+                );
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                bail!("everything-server did not listen on {ADDR} within 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Kills the server; says so if it had already exited on its own (it should not).
+    fn stop(mut self) -> Option<String> {
+        let early = match self.child.try_wait() {
+            Ok(Some(status)) => Some(format!("exited early with {status}")),
+            _ => None,
+        };
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        early
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Builds the example binaries `names` and returns their paths, in order.
+fn build_examples(names: &[&str]) -> Result<Vec<PathBuf>> {
+    let mut args = vec![
+        "build",
+        "-p",
+        "examples",
+        "--message-format=json-render-diagnostics",
+    ];
+    for name in names {
+        args.extend(["--bin", name]);
+    }
+    eprintln!("$ cargo {}", args.join(" "));
+    let out = Command::new("cargo")
+        .args(&args)
+        .current_dir(crate::workspace_root())
+        .stderr(Stdio::inherit())
+        .output()
+        .context("could not run cargo build")?;
+    if !out.status.success() {
+        bail!("cargo build of {} failed", names.join(", "));
+    }
+    let mut found = vec![None; names.len()];
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let (Some(name), Some(exe)) = (msg["target"]["name"].as_str(), msg["executable"].as_str())
+        else {
+            continue;
+        };
+        if let Some(i) = names.iter().position(|n| *n == name) {
+            found[i] = Some(PathBuf::from(exe));
+        }
+    }
+    names
+        .iter()
+        .zip(found)
+        .map(|(name, path)| path.with_context(|| format!("cargo built no executable {name}")))
+        .collect()
+}
+
+/// The cargo target directory (honours `CARGO_TARGET_DIR`), from `cargo metadata`.
+fn target_dir() -> Result<PathBuf> {
+    let out = Command::new("cargo")
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(crate::workspace_root())
+        .output()
+        .context("could not run cargo metadata")?;
+    if !out.status.success() {
+        bail!("cargo metadata failed");
+    }
+    let meta: Value = serde_json::from_slice(&out.stdout)?;
+    meta["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .context("cargo metadata has no target_directory")
+}
