@@ -1,0 +1,103 @@
+//! OAuth 2.1 authorization for the Model Context Protocol.
+//!
+//! This crate is the **resource-server** side of [MCP authorization]: it protects an MCP HTTP
+//! server (for instance the axum `Router` of `mcp-transport-http`) with bearer tokens issued by
+//! an OAuth 2.1 authorization server. It is independent of the other MCP crates: it joins the
+//! HTTP stack as a tower [`Layer`](tower::Layer), and handlers read the authenticated
+//! [`Principal`] from the request extensions.
+//!
+//! - [`ResourceServer`] describes the protected resource (its URL, its authorization servers,
+//!   the scopes it knows and requires) and serves the RFC 9728 protected resource metadata
+//!   ([`ResourceServer::metadata_router`]).
+//! - [`BearerAuthLayer`] takes the bearer token from the `Authorization` header, validates it
+//!   with a [`TokenValidator`], checks the required scopes, and either calls the inner service
+//!   with the [`Principal`] (and its [`Scopes`]) in the request extensions or answers
+//!   401 / 403 with the `WWW-Authenticate` challenge MCP clients use to discover the
+//!   authorization server.
+//! - Two validators: [`JwtValidator`] (JWT access tokens, RFC 9068, checked against the
+//!   authorization server's JWKS) and [`IntrospectionValidator`] (RFC 7662 token
+//!   introspection, for opaque tokens).
+//!
+//! [MCP authorization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+//!
+//! # Example
+//!
+//! ```
+//! # #[cfg(feature = "server")]
+//! # fn main() -> Result<(), mcp_auth::Error> {
+//! use axum::{Extension, Router, routing::post};
+//! use mcp_auth::{BearerAuthLayer, JwtValidator, Principal, ResourceServer};
+//!
+//! // The MCP endpoint is https://mcp.example.com/mcp; tokens come from https://auth.example.com.
+//! let resource = ResourceServer::builder("https://mcp.example.com/mcp")
+//!     .authorization_server("https://auth.example.com")
+//!     .scopes_supported(["mcp:read", "mcp:write"])
+//!     .required_scopes(["mcp:read"])
+//!     .build()?;
+//! assert_eq!(
+//!     resource.metadata_url(),
+//!     "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+//! );
+//!
+//! // JWT access tokens whose `aud` is the resource URL, signed by a key of the issuer's JWKS
+//! // (found through its metadata, fetched on first use).
+//! let validator = JwtValidator::builder("https://auth.example.com", resource.resource()).build()?;
+//!
+//! // Normally the MCP server's router (mcp-transport-http); any axum or tower service works.
+//! let mcp = Router::new().route(
+//!     "/mcp",
+//!     post(|Extension(principal): Extension<Principal>| async move {
+//!         format!("hello {}", principal.subject.unwrap_or_default())
+//!     }),
+//! );
+//! let app: Router = mcp
+//!     .layer(BearerAuthLayer::new(&resource, validator))
+//!     // The metadata must stay reachable without a token: merge it outside the layer.
+//!     .merge(resource.metadata_router());
+//! # let _ = app;
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "server"))]
+//! # fn main() {}
+//! ```
+//!
+//! With `mcp-transport-http`, a tool handler finds the principal in the extensions of its
+//! request context, which carry the HTTP request's extensions as one value:
+//! `cx.extensions().get::<http::Extensions>().and_then(|e| e.get::<Principal>())`.
+//!
+//! # Token passthrough is forbidden
+//!
+//! A token presented to this server was issued for this server (its audience is checked on
+//! every request, and there is no option to skip that check). It must never be forwarded to
+//! another service: to call an upstream API on the user's behalf, obtain a token for that API
+//! (for instance by token exchange). The layer itself sends the token nowhere except to the
+//! configured introspection endpoint (with [`IntrospectionValidator`]); it leaves the request's
+//! headers as they are, so the `Authorization` header stays visible to the inner service, which
+//! must not copy it into outbound requests. Tokens are read from the `Authorization` header
+//! only, never from the query string or the body.
+//!
+//! # Cargo features
+//!
+//! - `server` (default): everything above; depends on tower, axum (for the metadata router),
+//!   jsonwebtoken (with aws-lc-rs) and reqwest (JWKS, metadata and introspection requests).
+//! - `client` is reserved for the OAuth client side (not yet available).
+//!
+//! # Cancel safety
+//!
+//! Every future in this crate may be dropped at any await point. Dropping a validation that
+//! is refreshing the JWKS abandons that refresh; the next validation starts another (still
+//! subject to the minimum refresh interval). Nothing is spawned.
+
+#[cfg(feature = "server")]
+mod error;
+#[cfg(feature = "server")]
+mod server;
+
+#[cfg(feature = "server")]
+pub use error::{BoxError, Error, Result};
+#[cfg(feature = "server")]
+pub use server::{
+    BearerAuth, BearerAuthLayer, IntrospectionValidator, IntrospectionValidatorBuilder,
+    JwtValidator, JwtValidatorBuilder, Principal, ProtectedResourceMetadata, ResourceServer,
+    ResourceServerBuilder, Scopes, TokenValidator,
+};
