@@ -4,7 +4,8 @@
 //! server (for instance the axum `Router` of `mcp-transport-http`) with bearer tokens issued by
 //! an OAuth 2.1 authorization server. It is independent of the other MCP crates: it joins the
 //! HTTP stack as a tower [`Layer`](tower::Layer), and handlers read the authenticated
-//! [`Principal`] from the request extensions.
+//! [`Principal`] from the request extensions. With the `client` feature it is also the
+//! **client** side: [`OAuthClient`] obtains and renews the tokens an MCP client sends.
 //!
 //! - [`ResourceServer`] describes the protected resource (its URL, its authorization servers,
 //!   the scopes it knows and requires) and serves the RFC 9728 protected resource metadata
@@ -80,20 +81,38 @@
 //!
 //! - `server` (default): everything above; depends on tower, axum (for the metadata router),
 //!   jsonwebtoken (with aws-lc-rs) and reqwest (JWKS, metadata and introspection requests).
-//! - `client` is reserved for the OAuth client side (not yet available).
+//! - `client`: the OAuth client side, [`OAuthClient`] (see its docs for the flow and an
+//!   example): discovery from a 401 challenge, client registration, authorization code with
+//!   PKCE through a [`UserAgent`] ([`HeadlessUserAgent`], [`LoopbackUserAgent`]), refresh,
+//!   client credentials (secret or `private_key_jwt`), step-up, tokens in a [`TokenStore`]
+//!   ([`InMemoryTokenStore`]). Depends on reqwest, jsonwebtoken and aws-lc-rs (PKCE hashing,
+//!   randomness), tokio (the loopback listener).
 //!
 //! # Cancel safety
 //!
 //! Every future in this crate may be dropped at any await point. Dropping a validation that
 //! is refreshing the JWKS abandons that refresh; the next validation starts another (still
 //! subject to the minimum refresh interval). Nothing is spawned.
+//!
+//! On the client side, [`OAuthClient::handle_challenge`] may be dropped at any await point;
+//! a flow dropped after the authorization server issued a token loses that token (the next
+//! challenge starts again). Dropping [`OAuthClient::authorization_header`] during a refresh
+//! may lose a rotated refresh token; the next 401 then starts a new authorization.
 
-#[cfg(feature = "server")]
+#[cfg(feature = "client")]
+mod client;
+#[cfg(any(feature = "server", feature = "client"))]
 mod error;
 #[cfg(feature = "server")]
 mod server;
 
-#[cfg(feature = "server")]
+#[cfg(feature = "client")]
+pub use client::{
+    AuthorizationServerMetadata, BoxFuture, HeadlessUserAgent, InMemoryTokenStore,
+    LoopbackUserAgent, OAuthClient, OAuthClientBuilder, Retry, StoredToken,
+    TokenEndpointAuthMethod, TokenKey, TokenStore, UserAgent,
+};
+#[cfg(any(feature = "server", feature = "client"))]
 pub use error::{BoxError, Error, Result};
 #[cfg(feature = "server")]
 pub use server::{

@@ -19,6 +19,7 @@
 // - pre-registered confidential clients (client_secret_basic, client_credentials grant):
 //     mcp-test-client / mcp-test-secret   access tokens live 600 s
 //     mcp-test-short  / mcp-test-secret   access tokens live 1 s (expiry tests)
+//   and dynamically registered clients named `mcp-test-short` get 1 s access tokens too;
 // - a headless interaction path: the authorization endpoint redirects the user agent to
 //   `/interaction/<uid>`, which logs in the test user (`?user=<id>`, default `test-user`),
 //   grants every requested scope and resource, and redirects back, so the authorization-code
@@ -85,7 +86,8 @@ const provider = new Provider(issuer, {
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   ttl: {
-    AccessToken: 3600,
+    // Clients registered with the name `mcp-test-short` get 1 s access tokens (refresh tests).
+    AccessToken: (_ctx, _token, client) => (client?.clientName === 'mcp-test-short' ? 1 : 3600),
     AuthorizationCode: 60,
     ClientCredentials: (_ctx, _token, client) => (client.clientId === 'mcp-test-short' ? 1 : 600),
     Grant: 3600,

@@ -3,6 +3,9 @@
 
 mod support;
 
+// The client tests also need the `server` side (default); CI runs with `--all-features`.
+#[cfg(feature = "client")]
+mod client;
 mod introspection;
 mod jwt;
 mod metadata;

@@ -1,0 +1,143 @@
+//! Token storage.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use crate::Result;
+
+/// A boxed, `Send` future, as returned by the object-safe traits [`TokenStore`] and
+/// [`UserAgent`](crate::UserAgent).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a token is valid: the authorization server that issued it and the resource (the MCP
+/// server's canonical URI) it was issued for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TokenKey {
+    /// The authorization server's issuer identifier.
+    pub issuer: String,
+    /// The resource indicator (RFC 8707).
+    pub resource: String,
+}
+
+/// Tokens obtained from an authorization server. `Debug` does not show the tokens.
+#[non_exhaustive]
+#[derive(Clone, PartialEq, Eq)]
+pub struct StoredToken {
+    /// The access token, sent as `Authorization: Bearer`.
+    pub access_token: String,
+    /// The refresh token, if one was issued (replaced when the server rotates it).
+    pub refresh_token: Option<String>,
+    /// When the access token expires, if the server said (`expires_in`).
+    pub expires_at: Option<SystemTime>,
+    /// The scopes granted (the response's `scope`, else those requested); empty if unknown.
+    pub scopes: Vec<String>,
+}
+
+impl StoredToken {
+    /// A token without refresh token, expiry or scopes.
+    pub fn new(access_token: impl Into<String>) -> Self {
+        Self {
+            access_token: access_token.into(),
+            refresh_token: None,
+            expires_at: None,
+            scopes: Vec::new(),
+        }
+    }
+
+    /// Whether the access token has expired or will within `margin`.
+    pub fn expires_within(&self, margin: Duration) -> bool {
+        self.expires_at
+            .is_some_and(|at| at <= SystemTime::now() + margin)
+    }
+}
+
+impl fmt::Debug for StoredToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoredToken")
+            .field("access_token", &"<redacted>")
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("expires_at", &self.expires_at)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
+}
+
+/// Keeps tokens between requests (and, for persistent implementations, between runs).
+///
+/// [`OAuthClient`](crate::OAuthClient) loads the token for the current [`TokenKey`] before
+/// every request, saves what it obtains, and removes a token the server no longer accepts.
+/// Implementations must be cheap to call concurrently; the futures must be cancel-safe (a
+/// dropped `save` may or may not have stored the token). Built in: [`InMemoryTokenStore`].
+pub trait TokenStore: Send + Sync + 'static {
+    /// The token stored under `key`, if any.
+    fn load<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<Option<StoredToken>>>;
+    /// Stores `token` under `key`, replacing what was there.
+    fn save<'a>(&'a self, key: &'a TokenKey, token: StoredToken) -> BoxFuture<'a, Result<()>>;
+    /// Forgets the token stored under `key`.
+    fn remove<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<()>>;
+}
+
+/// A [`TokenStore`] in memory (the default): tokens last as long as the client.
+#[derive(Default)]
+pub struct InMemoryTokenStore {
+    tokens: Mutex<HashMap<TokenKey, StoredToken>>,
+}
+
+impl InMemoryTokenStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut HashMap<TokenKey, StoredToken>) -> T) -> T {
+        let mut guard = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut guard)
+    }
+}
+
+impl fmt::Debug for InMemoryTokenStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keys: Vec<TokenKey> = self.with(|m| m.keys().cloned().collect());
+        f.debug_struct("InMemoryTokenStore")
+            .field("keys", &keys)
+            .finish()
+    }
+}
+
+impl TokenStore for InMemoryTokenStore {
+    fn load<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<Option<StoredToken>>> {
+        let token = self.with(|m| m.get(key).cloned());
+        Box::pin(async move { Ok(token) })
+    }
+
+    fn save<'a>(&'a self, key: &'a TokenKey, token: StoredToken) -> BoxFuture<'a, Result<()>> {
+        self.with(|m| m.insert(key.clone(), token));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn remove<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<()>> {
+        self.with(|m| m.remove(key));
+        Box::pin(async { Ok(()) })
+    }
+}
+
+impl<T: TokenStore> TokenStore for std::sync::Arc<T> {
+    fn load<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<Option<StoredToken>>> {
+        (**self).load(key)
+    }
+
+    fn save<'a>(&'a self, key: &'a TokenKey, token: StoredToken) -> BoxFuture<'a, Result<()>> {
+        (**self).save(key, token)
+    }
+
+    fn remove<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<()>> {
+        (**self).remove(key)
+    }
+}

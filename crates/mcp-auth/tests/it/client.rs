@@ -1,0 +1,378 @@
+//! The OAuth client against `oidc-provider`, with a resource server protected by the crate's
+//! own layer.
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, bail, ensure};
+use axum::Router;
+use axum::routing::{get, post, put};
+use mcp_auth::{
+    Error, HeadlessUserAgent, InMemoryTokenStore, JwtValidator, OAuthClient, OAuthClientBuilder,
+    ResourceServer, Retry, TokenEndpointAuthMethod, TokenKey, TokenStore,
+};
+use serde_json::{Value, json};
+
+use crate::support::{AuthServer, CLIENT, SECRET, listener, serve};
+
+const REDIRECT: &str = "http://127.0.0.1:9/callback";
+
+/// The provider and a resource server at `/mcp`: `POST` needs `mcp:read`, `PUT` needs
+/// `mcp:read mcp:write`, `DELETE`-less `GET /mcp/admin` needs a scope nobody grants.
+async fn setup() -> Result<(AuthServer, String)> {
+    let auth = AuthServer::start().await?;
+    let (listener, resource) = listener("/mcp").await?;
+    let rs = ResourceServer::builder(&resource)
+        .authorization_server(&auth.issuer)
+        .scopes_supported(["mcp:read", "mcp:write"])
+        .required_scopes(["mcp:read"])
+        .build()?;
+    let validator = Arc::new(JwtValidator::builder(&auth.issuer, rs.resource()).build()?);
+    let app = Router::new()
+        .route(
+            "/mcp",
+            post(|| async { "read" }).layer(rs.layer(validator.clone())),
+        )
+        .route(
+            "/mcp",
+            put(|| async { "write" }).layer(
+                rs.layer(validator.clone())
+                    .required_scopes(["mcp:read", "mcp:write"]),
+            ),
+        )
+        .route(
+            "/mcp/admin",
+            get(|| async { "admin" }).layer(rs.layer(validator).required_scopes(["mcp:admin"])),
+        )
+        .merge(rs.metadata_router());
+    serve(listener, app);
+    Ok((auth, resource))
+}
+
+fn headless(resource: &str) -> Result<OAuthClientBuilder> {
+    Ok(OAuthClient::builder(resource).user_agent(HeadlessUserAgent::new(REDIRECT)?))
+}
+
+/// Sends `method url` through `oauth` the way a transport would: with the current token,
+/// retrying while the client says so. Returns the final status.
+async fn send(oauth: &OAuthClient, method: reqwest::Method, url: &str) -> Result<u16, Error> {
+    let http = reqwest::Client::new();
+    loop {
+        let mut request = http.request(method.clone(), url).body("{}");
+        if let Some(value) = oauth.authorization_header().await? {
+            request = request.header("authorization", value);
+        }
+        assert!(!url.contains("access_token"));
+        let response = request.send().await.expect("the resource server answers");
+        let status = response.status().as_u16();
+        let challenge = response
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        match oauth.handle_challenge(status, &challenge).await? {
+            Retry::Yes => continue,
+            Retry::No => return Ok(status),
+        }
+    }
+}
+
+/// The claims of a JWT (unverified: the resource server verifies).
+fn claims(jwt: &str) -> Result<Value> {
+    use base64::Engine as _;
+    let payload = jwt.split('.').nth(1).context("not a JWT")?;
+    Ok(serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload)?,
+    )?)
+}
+
+async fn bearer(oauth: &OAuthClient) -> Result<String> {
+    let value = oauth.authorization_header().await?.context("no token")?;
+    ensure!(value.is_sensitive());
+    Ok(value
+        .to_str()?
+        .strip_prefix("Bearer ")
+        .context("not Bearer")?
+        .to_owned())
+}
+
+#[tokio::test]
+async fn authorization_code_with_registration_and_pkce() -> Result<()> {
+    let (auth, resource) = setup().await?;
+    let store = Arc::new(InMemoryTokenStore::new());
+    let oauth = headless(&resource)?.token_store(store.clone()).build()?;
+    assert!(oauth.authorization_header().await?.is_none());
+
+    // 401 → discovery → registration → authorization code → 200.
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+
+    let metadata = oauth.authorization_server().await.context("discovered")?;
+    assert_eq!(metadata.issuer, auth.issuer);
+    assert!(metadata.authorization_response_iss_parameter_supported);
+    let key = TokenKey {
+        issuer: auth.issuer.clone(),
+        resource: resource.clone(),
+    };
+    assert_eq!(oauth.token_key().await, Some(key.clone()));
+    let stored = store.load(&key).await?.context("token stored")?;
+    // Scopes from the challenge (`mcp:read`), the audience from `resource`.
+    assert_eq!(stored.scopes, ["mcp:read"]);
+    assert!(stored.refresh_token.is_some());
+    let claims = claims(&stored.access_token)?;
+    assert_eq!(claims["aud"], json!(resource));
+    assert_eq!(claims["scope"], "mcp:read");
+    assert_eq!(claims["sub"], "test-user");
+    assert_eq!(bearer(&oauth).await?, stored.access_token);
+
+    // The token keeps working.
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    Ok(())
+}
+
+#[tokio::test]
+async fn expired_access_token_is_refreshed_with_rotation() -> Result<()> {
+    let (auth, resource) = setup().await?;
+    let store = Arc::new(InMemoryTokenStore::new());
+    // Registered as `mcp-test-short`: 1 s access tokens.
+    let oauth = headless(&resource)?
+        .client_name("mcp-test-short")
+        .token_store(store.clone())
+        .build()?;
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    let key = oauth.token_key().await.context("key")?;
+    let first = store.load(&key).await?.context("token")?;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+
+    let access = bearer(&oauth).await?;
+    let second = store.load(&key).await?.context("token")?;
+    assert_ne!(access, first.access_token);
+    assert_eq!(access, second.access_token);
+    assert!(second.refresh_token.is_some());
+    assert_ne!(second.refresh_token, first.refresh_token, "rotated");
+    assert_eq!(claims(&access)?["aud"], json!(resource));
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    let _ = auth;
+    Ok(())
+}
+
+#[tokio::test]
+async fn client_credentials_with_a_secret() -> Result<()> {
+    let (_auth, resource) = setup().await?;
+    for method in [
+        TokenEndpointAuthMethod::ClientSecretBasic,
+        TokenEndpointAuthMethod::ClientSecretPost,
+    ] {
+        let oauth = OAuthClient::builder(&resource)
+            .client_credentials()
+            .client_id(CLIENT)
+            .client_secret(SECRET)
+            .token_endpoint_auth_method(method)
+            .build()?;
+        assert_eq!(
+            send(&oauth, reqwest::Method::POST, &resource).await?,
+            200,
+            "{method:?}"
+        );
+        let claims = claims(&bearer(&oauth).await?)?;
+        assert_eq!(claims["client_id"], CLIENT);
+        assert_eq!(claims["aud"], json!(resource));
+    }
+
+    // A wrong secret is the authorization server's refusal.
+    let oauth = OAuthClient::builder(&resource)
+        .client_credentials()
+        .client_id(CLIENT)
+        .client_secret("wrong")
+        .build()?;
+    match send(&oauth, reqwest::Method::POST, &resource).await {
+        Err(Error::OAuth { error, .. }) => assert_eq!(error, "invalid_client"),
+        other => bail!("expected invalid_client, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn step_up_on_insufficient_scope_and_retry_limit() -> Result<()> {
+    let (_auth, resource) = setup().await?;
+    let oauth = headless(&resource)?.max_attempts(2).build()?;
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(claims(&bearer(&oauth).await?)?["scope"], "mcp:read");
+
+    // PUT needs mcp:write too: 403 insufficient_scope → re-authorization → 200.
+    assert_eq!(send(&oauth, reqwest::Method::PUT, &resource).await?, 200);
+    assert_eq!(
+        claims(&bearer(&oauth).await?)?["scope"],
+        "mcp:read mcp:write"
+    );
+
+    // A scope the authorization server never grants: the client gives up.
+    let admin = format!("{resource}/admin");
+    match send(&oauth, reqwest::Method::GET, &admin).await {
+        Err(Error::RetryLimit(2)) => {}
+        other => bail!("expected the retry limit, got {other:?}"),
+    }
+    // The earlier grants still work.
+    assert_eq!(send(&oauth, reqwest::Method::PUT, &resource).await?, 200);
+    Ok(())
+}
+
+/// A stand-in authorization server at 127.0.0.1:0 serving `metadata(its own URL)` at
+/// `/.well-known/oauth-authorization-server`, and a protected resource pointing at it.
+async fn doctored(auth: &AuthServer, metadata: impl Fn(&str, Value) -> Value) -> Result<String> {
+    let real = auth.metadata().await?;
+    let (as_listener, fake) = listener("").await?;
+    let doc = metadata(&fake, real);
+    serve(
+        as_listener,
+        Router::new().route(
+            "/.well-known/oauth-authorization-server",
+            get(move || {
+                let doc = doc.clone();
+                async move { axum::Json(doc) }
+            }),
+        ),
+    );
+    let (listener, resource) = listener("/mcp").await?;
+    let rs = ResourceServer::builder(&resource)
+        .authorization_server(&fake)
+        .build()?;
+    let validator = JwtValidator::builder(&auth.issuer, rs.resource()).build()?;
+    let app = Router::new()
+        .route("/mcp", post(|| async { "ok" }))
+        .layer(rs.layer(validator))
+        .merge(rs.metadata_router());
+    serve(listener, app);
+    Ok(resource)
+}
+
+#[tokio::test]
+async fn refuses_without_pkce_s256() -> Result<()> {
+    let auth = AuthServer::start().await?;
+    for methods in [None, Some(json!(["plain"]))] {
+        let resource = doctored(&auth, |fake, mut doc| {
+            doc["issuer"] = json!(fake);
+            match &methods {
+                Some(m) => doc["code_challenge_methods_supported"] = m.clone(),
+                None => {
+                    doc.as_object_mut()
+                        .map(|o| o.remove("code_challenge_methods_supported"));
+                }
+            }
+            doc
+        })
+        .await?;
+        let oauth = headless(&resource)?.build()?;
+        match send(&oauth, reqwest::Method::POST, &resource).await {
+            Err(Error::Unsupported(message)) => assert!(message.contains("PKCE"), "{message}"),
+            other => bail!("expected a PKCE refusal, got {other:?}"),
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn rejects_an_iss_or_issuer_mismatch() -> Result<()> {
+    let auth = AuthServer::start().await?;
+    // The metadata claims the stand-in is the issuer while the real provider (whose `iss` is
+    // its own URL) answers the authorization request: the response's `iss` does not match.
+    let resource = doctored(&auth, |fake, mut doc| {
+        doc["issuer"] = json!(fake);
+        doc
+    })
+    .await?;
+    let oauth = headless(&resource)?.build()?;
+    match send(&oauth, reqwest::Method::POST, &resource).await {
+        Err(Error::Rejected(message)) => assert!(message.contains("issuer"), "{message}"),
+        other => bail!("expected an iss mismatch, got {other:?}"),
+    }
+
+    // Metadata naming another issuer than the one it was fetched for.
+    let resource = doctored(&auth, |_, mut doc| {
+        doc["issuer"] = json!("http://127.0.0.1:1");
+        doc
+    })
+    .await?;
+    let oauth = headless(&resource)?.build()?;
+    match send(&oauth, reqwest::Method::POST, &resource).await {
+        Err(Error::Rejected(message)) => assert!(message.contains("names issuer"), "{message}"),
+        other => bail!("expected an issuer mismatch, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn no_client_identity_is_a_clear_error() -> Result<()> {
+    let auth = AuthServer::start().await?;
+    let resource = doctored(&auth, |fake, mut doc| {
+        doc["issuer"] = json!(fake);
+        doc.as_object_mut()
+            .map(|o| o.remove("registration_endpoint"));
+        doc
+    })
+    .await?;
+    let oauth = headless(&resource)?.build()?;
+    match send(&oauth, reqwest::Method::POST, &resource).await {
+        Err(Error::Unsupported(message)) => {
+            assert!(message.contains("no client identity"), "{message}")
+        }
+        other => bail!("expected no client identity, got {other:?}"),
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn client_credentials_with_private_key_jwt() -> Result<()> {
+    use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
+    use base64::Engine as _;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
+
+    let (auth, resource) = setup().await?;
+    let rng = aws_lc_rs::rand::SystemRandom::new();
+    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+        .map_err(|_| anyhow::anyhow!("key generation failed"))?;
+    let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref())
+        .map_err(|_| anyhow::anyhow!("bad key"))?;
+    let point = pair.public_key().as_ref();
+    ensure!(
+        point.len() == 65 && point[0] == 4,
+        "uncompressed P-256 point"
+    );
+
+    // Register the public key (dynamic registration with a JWKS).
+    let registration = json!({
+        "client_name": "mcp-test-jwt",
+        "grant_types": ["client_credentials"],
+        "response_types": [],
+        "redirect_uris": [],
+        "scope": "mcp:read mcp:write",
+        "token_endpoint_auth_method": "private_key_jwt",
+        "token_endpoint_auth_signing_alg": "ES256",
+        "jwks": {"keys": [{
+            "kty": "EC", "crv": "P-256", "kid": "k1", "use": "sig", "alg": "ES256",
+            "x": b64(&point[1..33]), "y": b64(&point[33..]),
+        }]},
+    });
+    let response = reqwest::Client::new()
+        .post(format!("{}/reg", auth.issuer))
+        .header("content-type", "application/json")
+        .body(registration.to_string())
+        .send()
+        .await?;
+    let status = response.status();
+    let body: Value = serde_json::from_slice(&response.bytes().await?)?;
+    ensure!(status.is_success(), "registration failed: {status} {body}");
+    let client_id = body["client_id"].as_str().context("client_id")?;
+
+    let oauth = OAuthClient::builder(&resource)
+        .client_credentials()
+        .client_id(client_id)
+        .private_key_jwt(
+            jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref()),
+            jsonwebtoken::Algorithm::ES256,
+            Some("k1".to_owned()),
+        )
+        .build()?;
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(claims(&bearer(&oauth).await?)?["client_id"], client_id);
+    Ok(())
+}
