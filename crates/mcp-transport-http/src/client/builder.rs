@@ -9,13 +9,14 @@ use mcp_jsonrpc::BoxError;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::StreamableHttpClientTransport;
+use super::auth::AuthProvider;
 use super::error::{Error, Result};
 use super::shared::Shared;
 
 /// Supplies headers for every HTTP request the transport makes (POST, GET and DELETE).
 ///
-/// Called once per request, so it can hand out a fresh token each time (the hook the
-/// authorization layer plugs into). Its headers are added after the builder's static
+/// Called once per request, so it can hand out a fresh value each time. (For OAuth, use
+/// an [`AuthProvider`], which also hears about refused credentials.) Its headers are added after the builder's static
 /// [`header`](StreamableHttpClientTransportBuilder::header)s and replace those of the same
 /// name. A closure returning a boxed future implements it:
 ///
@@ -107,6 +108,8 @@ pub struct StreamableHttpClientTransportBuilder {
     headers: HeaderMap,
     header_error: Option<BoxError>,
     provider: Option<Arc<dyn HeaderProvider>>,
+    auth: Option<Arc<dyn AuthProvider>>,
+    max_auth_retries: u32,
     client: Option<reqwest::Client>,
     reconnect: Reconnect,
     legacy_fallback: bool,
@@ -119,6 +122,8 @@ impl fmt::Debug for StreamableHttpClientTransportBuilder {
             .field("url", &self.url)
             .field("headers", &self.headers)
             .field("header_provider", &self.provider.is_some())
+            .field("auth", &self.auth.is_some())
+            .field("max_auth_retries", &self.max_auth_retries)
             .field("client", &self.client)
             .field("reconnect", &self.reconnect)
             .field("legacy_fallback", &self.legacy_fallback)
@@ -134,6 +139,8 @@ impl StreamableHttpClientTransportBuilder {
             headers: HeaderMap::new(),
             header_error: None,
             provider: None,
+            auth: None,
+            max_auth_retries: 2,
             client: None,
             reconnect: Reconnect::default(),
             legacy_fallback: true,
@@ -166,6 +173,23 @@ impl StreamableHttpClientTransportBuilder {
     /// Sets a [`HeaderProvider`], asked for headers before every HTTP request.
     pub fn header_provider(mut self, provider: impl HeaderProvider) -> Self {
         self.provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// Sets an [`AuthProvider`]: its `Authorization` header goes on every HTTP request
+    /// (replacing one from [`header`](Self::header) or the [`HeaderProvider`]), and it is
+    /// called when the server refuses the credentials (401, or 403 `insufficient_scope`),
+    /// after which the request is sent again.
+    pub fn auth(mut self, provider: impl AuthProvider) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
+    }
+
+    /// How many times one HTTP request is sent again after the [`AuthProvider`] obtained new
+    /// credentials, so that a server refusing every token cannot loop the client. Past it,
+    /// the request fails with [`Error::Unauthorized`]. Default 2.
+    pub fn max_auth_retries(mut self, retries: u32) -> Self {
+        self.max_auth_retries = retries;
         self
     }
 
@@ -218,6 +242,8 @@ impl StreamableHttpClientTransportBuilder {
             url,
             headers: self.headers,
             provider: self.provider,
+            auth: self.auth,
+            max_auth_retries: self.max_auth_retries,
             reconnect: self.reconnect,
             legacy_fallback: self.legacy_fallback,
             timeout: self.timeout,

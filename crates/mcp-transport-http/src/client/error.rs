@@ -3,6 +3,8 @@
 use mcp_jsonrpc::{BoxError, ErrorObject};
 use reqwest::StatusCode;
 
+use super::AuthChallenge;
+
 /// The result type of the client.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -29,6 +31,20 @@ pub enum Error {
     /// The [`HeaderProvider`](super::HeaderProvider) failed.
     #[error("the header provider failed")]
     Headers(#[source] BoxError),
+    /// The [`AuthProvider`](super::AuthProvider) failed to give an `Authorization` header
+    /// or to obtain new credentials.
+    #[error("the auth provider failed")]
+    Auth(#[source] BoxError),
+    /// The server refused the request's credentials (HTTP 401, or 403
+    /// `insufficient_scope`), and the [`AuthProvider`](super::AuthProvider) gave up or the
+    /// retry limit was reached. (Without an auth provider, a 401 is an [`Error::Status`].)
+    #[error("not authorized: {challenge}")]
+    Unauthorized {
+        /// The status of the last refusal.
+        status: StatusCode,
+        /// The server's challenge.
+        challenge: Box<AuthChallenge>,
+    },
     /// The HTTP request failed (connection refused, reset, TLS, timeout...).
     #[error("http request failed")]
     Http(#[from] reqwest::Error),
@@ -104,7 +120,8 @@ fn reason_suffix(reason: &str) -> String {
 impl Error {
     /// The JSON-RPC error object the transport yields for a request that failed this way:
     /// code -32603 and this error's text (with its causes) as the message; for an HTTP
-    /// status, `data` is `{"status": <code>}`.
+    /// status, `data` is `{"status": <code>}`, plus `"wwwAuthenticate": [<values>]` when
+    /// the request was not authorized.
     pub fn to_error_object(&self) -> ErrorObject {
         let mut message = self.to_string();
         let mut source = std::error::Error::source(self);
@@ -118,6 +135,10 @@ impl Error {
             Error::Status { status, .. } => {
                 object.with_data(serde_json::json!({ "status": status.as_u16() }))
             }
+            Error::Unauthorized { status, challenge } => object.with_data(serde_json::json!({
+                "status": status.as_u16(),
+                "wwwAuthenticate": challenge.www_authenticate(),
+            })),
             _ => object,
         }
     }

@@ -30,10 +30,10 @@
 //! # What goes over the wire
 //!
 //! - Every message is a POST with `Accept: application/json, text/event-stream` and
-//!   `Content-Type: application/json`, plus the builder's headers and those of the
-//!   [`HeaderProvider`]. A request is answered with JSON or with an SSE stream (whose events
-//!   may carry server requests and notifications before the response); notifications and
-//!   responses get 202.
+//!   `Content-Type: application/json`, plus the builder's headers, those of the
+//!   [`HeaderProvider`] and the `Authorization` of the [`AuthProvider`]. A request is
+//!   answered with JSON or with an SSE stream (whose events may carry server requests and
+//!   notifications before the response); notifications and responses get 202.
 //! - The `Mcp-Session-Id` of the `initialize` response, and the protocol version of its
 //!   result, go out as `Mcp-Session-Id` and `MCP-Protocol-Version` on every later request.
 //! - Once `notifications/initialized` has been accepted, the transport opens the standalone
@@ -53,6 +53,33 @@
 //!   transport re-sends the cached `initialize` request and `notifications/initialized`,
 //!   takes the new session id, and fails every request still pending on the old session
 //!   with a -32603 error response, "session expired; the request was not completed".
+//!
+//! # Authorization
+//!
+//! An [`AuthProvider`] set with
+//! [`auth`](StreamableHttpClientTransportBuilder::auth) is how an OAuth client (such as
+//! mcp-auth's, glued in with [`auth_provider_fn`]) joins the transport, which knows nothing
+//! of OAuth itself:
+//!
+//! - Every POST, GET and DELETE (the `initialize` POST, requests, notifications, the GET
+//!   stream and its resumptions, re-initialization, the legacy HTTP+SSE stream and
+//!   endpoint, the closing DELETE) carries its `Authorization` header. Tokens go in that
+//!   header only, never in the URL.
+//! - HTTP 401, or 403 whose `WWW-Authenticate` says `error="insufficient_scope"` (a
+//!   step-up), calls [`AuthProvider::on_unauthorized`] with the [`AuthChallenge`]
+//!   (`resource_metadata`, `scope`, `error` parsed); when it answers `Ok(true)` the same
+//!   HTTP request is sent again, at most
+//!   [`max_auth_retries`](StreamableHttpClientTransportBuilder::max_auth_retries) times
+//!   (default 2), so a server that refuses every token cannot make the client loop.
+//! - Refusals that arrive while the provider is at work are coalesced: the other requests
+//!   wait for its outcome and retry (or give up) with it, so concurrent 401s make one
+//!   `on_unauthorized` call; new requests wait for it too.
+//! - A request that stays refused fails with [`Error::Unauthorized`] (its status and
+//!   challenge), one whose provider fails with [`Error::Auth`], as a JSON-RPC error
+//!   response like any other failure below. A 401 or 403 on `initialize` never triggers the
+//!   legacy fallback: it is an answer about credentials, not about the transport.
+//!
+//! Without an auth provider, a 401 or 403 is an HTTP error status like any other.
 //!
 //! # Failures
 //!
@@ -86,6 +113,7 @@
 //!
 //! [`recv`]: Transport::recv
 
+mod auth;
 mod builder;
 mod error;
 mod shared;
@@ -104,6 +132,7 @@ use futures::stream::SelectAll;
 use mcp_jsonrpc::{Id, Message, Response, Transport};
 use tokio::sync::mpsc;
 
+pub use auth::{AuthChallenge, AuthProvider, AuthProviderFn, auth_provider_fn};
 pub use builder::{HeaderProvider, Reconnect, StreamableHttpClientTransportBuilder};
 pub use error::{Error, Result};
 

@@ -11,11 +11,14 @@ use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use mcp_jsonrpc::{ErrorObject, Id, Message, Response};
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use reqwest::{StatusCode, Url};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
+};
+use reqwest::{Method, StatusCode, Url};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
+use super::auth::{AuthChallenge, AuthProvider};
 use super::builder::{HeaderProvider, Reconnect};
 use super::error::{Error, Result, snippet};
 use super::sse::SseTask;
@@ -140,9 +143,21 @@ pub(crate) struct Options {
     pub(crate) url: Url,
     pub(crate) headers: HeaderMap,
     pub(crate) provider: Option<Arc<dyn HeaderProvider>>,
+    pub(crate) auth: Option<Arc<dyn AuthProvider>>,
+    pub(crate) max_auth_retries: u32,
     pub(crate) reconnect: Reconnect,
     pub(crate) legacy_fallback: bool,
     pub(crate) timeout: Duration,
+}
+
+/// The outcome of the last [`AuthProvider::on_unauthorized`] call.
+#[derive(Debug, Default)]
+struct AuthState {
+    /// Bumped by each call, so that a request refused with older credentials retries
+    /// instead of calling it again.
+    generation: u64,
+    /// What it answered (`false` for an error).
+    authorized: bool,
 }
 
 pub(crate) struct Shared {
@@ -150,6 +165,8 @@ pub(crate) struct Shared {
     pub(crate) url: Url,
     headers: HeaderMap,
     provider: Option<Arc<dyn HeaderProvider>>,
+    auth: Option<Arc<dyn AuthProvider>>,
+    max_auth_retries: u32,
     pub(crate) reconnect: Reconnect,
     legacy_fallback: bool,
     timeout: Duration,
@@ -157,6 +174,8 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     /// Held while a new session is being started; sends wait for it.
     reinit: tokio::sync::Mutex<()>,
+    /// Held while the auth provider obtains new credentials; HTTP requests wait for it.
+    auth_state: tokio::sync::Mutex<AuthState>,
 }
 
 #[derive(Deserialize)]
@@ -229,6 +248,8 @@ impl Shared {
             url: o.url,
             headers: o.headers,
             provider: o.provider,
+            auth: o.auth,
+            max_auth_retries: o.max_auth_retries,
             reconnect: o.reconnect,
             legacy_fallback: o.legacy_fallback,
             timeout: o.timeout,
@@ -244,6 +265,7 @@ impl Shared {
                 closed: false,
             }),
             reinit: tokio::sync::Mutex::new(()),
+            auth_state: tokio::sync::Mutex::new(AuthState::default()),
         };
         (Arc::new(shared), rx)
     }
@@ -301,31 +323,103 @@ impl Shared {
         Ok(headers)
     }
 
-    async fn session_headers(&self, session: &Session) -> Result<HeaderMap> {
-        let mut headers = self.base_headers().await?;
+    /// One HTTP request to `url` with the builder's and the header provider's headers,
+    /// then `extra`, then the auth provider's `Authorization`. A refusal of the credentials
+    /// (401, or 403 `insufficient_scope`) goes to the auth provider, and the request is
+    /// sent again while it says so, at most `max_auth_retries` times; without an auth
+    /// provider, the refusal is returned like any other response.
+    async fn request(
+        &self,
+        method: Method,
+        url: &Url,
+        extra: &HeaderMap,
+        body: Option<&str>,
+    ) -> Result<reqwest::Response> {
+        let mut retries = 0;
+        loop {
+            let seen = match &self.auth {
+                // Wait for new credentials being obtained, if any.
+                Some(_) => self.auth_state.lock().await.generation,
+                None => 0,
+            };
+            let mut headers = self.base_headers().await?;
+            headers.extend(extra.clone());
+            if let Some(auth) = &self.auth
+                && let Some(mut value) = auth.authorization().await.map_err(Error::Auth)?
+            {
+                value.set_sensitive(true);
+                headers.insert(AUTHORIZATION, value);
+            }
+            let mut builder = self
+                .http
+                .request(method.clone(), url.clone())
+                .headers(headers);
+            if let Some(body) = body {
+                builder = builder.body(body.to_owned());
+            }
+            let resp = builder.send().await?;
+            let Some(auth) = &self.auth else {
+                return Ok(resp);
+            };
+            let Some(challenge) = challenge_of(&resp, url) else {
+                return Ok(resp);
+            };
+            drop(resp);
+            let refused = |challenge: AuthChallenge| Error::Unauthorized {
+                status: challenge.status(),
+                challenge: Box::new(challenge),
+            };
+            if retries >= self.max_auth_retries {
+                tracing::warn!(%challenge, retries, "credentials still refused; giving up");
+                return Err(refused(challenge));
+            }
+            retries += 1;
+            if !self.reauthorize(auth, seen, challenge.clone()).await? {
+                tracing::warn!(%challenge, "the auth provider gave up");
+                return Err(refused(challenge));
+            }
+            tracing::debug!(%method, %url, "sending again with new credentials");
+        }
+    }
+
+    /// Asks the auth provider for new credentials after a refusal of those of generation
+    /// `seen`, unless another request already did since: then its outcome is reused.
+    async fn reauthorize(
+        &self,
+        auth: &Arc<dyn AuthProvider>,
+        seen: u64,
+        challenge: AuthChallenge,
+    ) -> Result<bool> {
+        let mut st = self.auth_state.lock().await;
+        if st.generation != seen {
+            return Ok(st.authorized);
+        }
+        tracing::info!(%challenge, "the server refused the credentials; asking the auth provider");
+        let outcome = auth.on_unauthorized(challenge).await;
+        st.generation += 1;
+        st.authorized = matches!(outcome, Ok(true));
+        outcome.map_err(Error::Auth)
+    }
+
+    fn session_headers(session: &Session) -> HeaderMap {
+        let mut headers = HeaderMap::new();
         if let Some(id) = &session.id {
             headers.insert(SESSION_ID, id.clone());
         }
         if let Some(version) = &session.version {
             headers.insert(PROTOCOL_VERSION, version.clone());
         }
-        Ok(headers)
+        headers
     }
 
-    async fn post(&self, url: &Url, body: String, session: &Session) -> Result<reqwest::Response> {
-        let mut headers = self.session_headers(session).await?;
+    async fn post(&self, url: &Url, body: &str, session: &Session) -> Result<reqwest::Response> {
+        let mut headers = Self::session_headers(session);
         headers.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        Ok(self
-            .http
-            .post(url.clone())
-            .headers(headers)
-            .body(body)
-            .send()
-            .await?)
+        self.request(Method::POST, url, &headers, Some(body)).await
     }
 
     /// Opens (or resumes, with `last_event_id`) an SSE stream with GET.
@@ -334,7 +428,7 @@ impl Shared {
         session: &Session,
         last_event_id: Option<&str>,
     ) -> Result<reqwest::Response> {
-        let mut headers = self.session_headers(session).await?;
+        let mut headers = Self::session_headers(session);
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         if let Some(id) = last_event_id {
             match HeaderValue::from_str(id) {
@@ -344,12 +438,7 @@ impl Shared {
                 Err(_) => tracing::warn!(id, "sse event id is not a valid header value"),
             }
         }
-        Ok(self
-            .http
-            .get(self.url.clone())
-            .headers(headers)
-            .send()
-            .await?)
+        self.request(Method::GET, &self.url, &headers, None).await
     }
 
     /// The session of `generation`, or `None` if it is gone (or the transport closed).
@@ -402,7 +491,7 @@ impl Shared {
     /// One POST of a Streamable HTTP session and its outcome: a JSON body or an SSE stream
     /// handed to `recv`, an error response for each request on failure, a new session on 404.
     async fn exchange(self: Arc<Self>, out: Outgoing, mode: Mode, session: Session) -> Result<()> {
-        let resp = match self.post(&self.url, out.body.clone(), &session).await {
+        let resp = match self.post(&self.url, &out.body, &session).await {
             Ok(resp) => resp,
             Err(e) => return self.fail_or_err(&out.ids, e).await,
         };
@@ -514,7 +603,7 @@ impl Shared {
             version: None,
             generation: expired,
         };
-        let resp = self.post(&self.url, init.body.clone(), &fresh).await?;
+        let resp = self.post(&self.url, &init.body, &fresh).await?;
         if !resp.status().is_success() {
             let (error, _) = status_error(resp).await;
             return Err(Error::Reinitialize(format!("initialize failed: {error}")));
@@ -534,9 +623,7 @@ impl Shared {
             version,
             generation: expired + 1,
         };
-        let resp = self
-            .post(&self.url, INITIALIZED.to_owned(), &session)
-            .await?;
+        let resp = self.post(&self.url, INITIALIZED, &session).await?;
         if !resp.status().is_success() {
             let (error, _) = status_error(resp).await;
             return Err(Error::Reinitialize(format!(
@@ -580,14 +667,9 @@ impl Shared {
     /// Opens the legacy SSE stream, waits for its `endpoint` event, hands the stream to
     /// `recv` and returns the endpoint.
     async fn connect_legacy(self: &Arc<Self>) -> Result<Url> {
-        let mut headers = self.base_headers().await?;
+        let mut headers = HeaderMap::new();
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let resp = self
-            .http
-            .get(self.url.clone())
-            .headers(headers)
-            .send()
-            .await?;
+        let resp = self.request(Method::GET, &self.url, &headers, None).await?;
         if !resp.status().is_success() {
             return Err(status_error(resp).await.0);
         }
@@ -631,17 +713,13 @@ impl Shared {
     }
 
     async fn send_legacy(&self, endpoint: &Url, out: Outgoing) -> Result<()> {
-        let mut headers = self.base_headers().await?;
+        let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let sent = self
-            .http
-            .post(endpoint.clone())
-            .headers(headers)
-            .body(out.body)
-            .send()
+            .request(Method::POST, endpoint, &headers, Some(&out.body))
             .await;
         match sent {
-            Err(e) => self.fail_or_err(&out.ids, e.into()).await,
+            Err(e) => self.fail_or_err(&out.ids, e).await,
             Ok(resp) if resp.status().is_success() => Ok(()),
             Ok(resp) => {
                 let (error, _) = status_error(resp).await;
@@ -660,13 +738,18 @@ impl Shared {
             }
             st.session()
         };
-        let headers = self.session_headers(&session).await?;
-        let resp = self
-            .http
-            .delete(self.url.clone())
-            .headers(headers)
-            .send()
-            .await?;
+        let headers = Self::session_headers(&session);
+        let resp = match self
+            .request(Method::DELETE, &self.url, &headers, None)
+            .await
+        {
+            Ok(resp) => resp,
+            Err(e @ (Error::Unauthorized { .. } | Error::Auth(_))) => {
+                tracing::warn!(error = %e, "DELETE of the session was not authorized");
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
         let status = resp.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {
             tracing::debug!("the server does not let clients end sessions");
@@ -675,6 +758,24 @@ impl Shared {
         }
         Ok(())
     }
+}
+
+/// The challenge of a response refusing the credentials: 401, or 403 whose Bearer challenge
+/// says `insufficient_scope`.
+fn challenge_of(resp: &reqwest::Response, url: &Url) -> Option<AuthChallenge> {
+    let status = resp.status();
+    if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+        return None;
+    }
+    let values = resp
+        .headers()
+        .get_all(WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .collect();
+    let challenge = AuthChallenge::new(status, url.clone(), values);
+    (status == StatusCode::UNAUTHORIZED || challenge.is_insufficient_scope()).then_some(challenge)
 }
 
 /// Reads the response to `id` from an `initialize` POST response (JSON or SSE).

@@ -207,14 +207,18 @@ impl SseTask {
     }
 
     fn give_up(&mut self, reason: &str) {
+        self.give_up_with(Error::StreamEnded {
+            reason: reason.to_owned(),
+        });
+    }
+
+    /// Ends the stream; the requests still awaited on it fail with `error`.
+    fn give_up_with(&mut self, error: Error) {
         self.done = true;
         match self.kind {
             Kind::Post => {
-                let error = Error::StreamEnded {
-                    reason: reason.to_owned(),
-                }
-                .to_error_object();
-                tracing::warn!(reason, "giving up on an sse response stream");
+                tracing::warn!(%error, "giving up on an sse response stream");
+                let error = error.to_error_object();
                 for id in self.awaiting.drain(..) {
                     self.queued
                         .push_back(Inbound::Message(Message::Response(Response::error(
@@ -223,7 +227,7 @@ impl SseTask {
                         ))));
                 }
             }
-            Kind::Get => tracing::debug!(reason, "the get stream is closed"),
+            Kind::Get => tracing::debug!(%error, "the get stream is closed"),
         }
     }
 
@@ -248,6 +252,12 @@ impl SseTask {
         };
         let resp = match resp {
             Ok(resp) => resp,
+            // Refused credentials are not retried with backoff: the auth provider has had
+            // its say.
+            Err(e @ (Error::Unauthorized { .. } | Error::Auth(_))) => {
+                tracing::warn!(error = %e, "sse stream not authorized");
+                return self.give_up_with(e);
+            }
             Err(e) => return self.failed(&e),
         };
         let status = resp.status();

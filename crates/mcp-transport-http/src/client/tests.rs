@@ -64,3 +64,106 @@ fn snippet_is_bounded() {
     let s = error::snippet(&long);
     assert!(s.len() <= 515 && s.ends_with("..."));
 }
+
+fn challenges(values: &[&str]) -> Vec<(String, Vec<(String, String)>)> {
+    let values: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
+    auth::parse_challenges(&values)
+        .into_iter()
+        .map(|c| (c.scheme, c.params))
+        .collect()
+}
+
+fn owned(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+#[test]
+fn www_authenticate_is_parsed() {
+    assert_eq!(
+        challenges(&[
+            r#"Bearer resource_metadata="https://x/.well-known/oauth-protected-resource", scope="a b""#
+        ]),
+        [(
+            "Bearer".to_owned(),
+            owned(&[
+                (
+                    "resource_metadata",
+                    "https://x/.well-known/oauth-protected-resource"
+                ),
+                ("scope", "a b")
+            ])
+        )]
+    );
+    // Several challenges in one value, a token68, unquoted values, escapes, odd spacing
+    // and case.
+    assert_eq!(
+        challenges(&[
+            r#"Basic dXNlcjpwYXNz==, Bearer Realm = "r\"1", error=insufficient_scope,scope="x""#,
+            "Negotiate",
+        ]),
+        [
+            ("Basic".to_owned(), owned(&[("", "dXNlcjpwYXNz==")])),
+            (
+                "Bearer".to_owned(),
+                owned(&[
+                    ("realm", "r\"1"),
+                    ("error", "insufficient_scope"),
+                    ("scope", "x")
+                ])
+            ),
+            ("Negotiate".to_owned(), vec![]),
+        ]
+    );
+    // Garbage does not panic.
+    for junk in [
+        "",
+        ",,,",
+        "=",
+        "\"",
+        "Bearer =",
+        "Bearer a=\"unterminated",
+        "= = ,\\",
+    ] {
+        let _ = challenges(&[junk]);
+    }
+}
+
+#[test]
+fn auth_challenge_helpers() {
+    let url: url::Url = "https://example.com/mcp".parse().unwrap();
+    let c = AuthChallenge::new(
+        reqwest::StatusCode::UNAUTHORIZED,
+        url.clone(),
+        vec![
+            r#"Basic realm="x""#.into(),
+            r#"bearer error="invalid_token", error_description="expired", resource_metadata="/.well-known/oauth-protected-resource/mcp""#.into(),
+        ],
+    );
+    assert!(c.is_bearer() && !c.is_insufficient_scope());
+    assert_eq!(c.error(), Some("invalid_token"));
+    assert_eq!(
+        c.resource_metadata().unwrap().as_str(),
+        "https://example.com/.well-known/oauth-protected-resource/mcp"
+    );
+    assert_eq!(c.scope(), None);
+    assert_eq!(
+        c.to_string(),
+        "http status 401 Unauthorized, invalid_token: expired"
+    );
+    let e = Error::Unauthorized {
+        status: c.status(),
+        challenge: Box::new(c.clone()),
+    };
+    assert_eq!(
+        e.to_string(),
+        "not authorized: http status 401 Unauthorized, invalid_token: expired"
+    );
+    assert_eq!(e.to_error_object().data.unwrap()["status"], 401);
+    let none = AuthChallenge::new(reqwest::StatusCode::UNAUTHORIZED, url, vec![]);
+    assert!(!none.is_bearer());
+    assert_eq!(none.resource_metadata(), None);
+    assert_eq!(none.to_string(), "http status 401 Unauthorized");
+}

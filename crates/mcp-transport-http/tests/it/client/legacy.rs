@@ -11,7 +11,7 @@ use tokio_stream_shim::ReceiverStream;
 use super::support::*;
 
 /// `tokio_stream` is not a dependency: a tiny `Stream` over an unbounded receiver.
-mod tokio_stream_shim {
+pub(super) mod tokio_stream_shim {
     use std::pin::Pin;
     use std::task::{Context, Poll};
 

@@ -1,5 +1,6 @@
 //! The HTTP client transport against scripted servers.
 
+mod auth;
 mod basic;
 mod cancel;
 mod legacy;
