@@ -177,6 +177,7 @@ struct Inner {
     scopes: Option<Vec<String>>,
     store: Arc<dyn TokenStore>,
     max_attempts: u32,
+    challenge_window: std::time::Duration,
     state: tokio::sync::Mutex<State>,
 }
 
@@ -187,6 +188,27 @@ struct State {
     registered: HashMap<String, ClientInfo>,
     /// Consecutive 401 / 403 challenges handled.
     attempts: u32,
+    /// When the last challenge was handled.
+    last_challenge: Option<tokio::time::Instant>,
+}
+
+/// The default of [`OAuthClientBuilder::challenge_window`].
+const DEFAULT_CHALLENGE_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How many consecutive challenges there are, counting the one arriving `now`: challenges
+/// count as consecutive while each comes within `window` of the previous one. A transport hook
+/// reports refusals only (never the successes in between), so without the window a client
+/// would hit its retry limit after `max_attempts` refusals spread over its whole life.
+fn consecutive_attempts(
+    attempts: u32,
+    last: Option<tokio::time::Instant>,
+    now: tokio::time::Instant,
+    window: std::time::Duration,
+) -> u32 {
+    match last {
+        Some(last) if now.saturating_duration_since(last) <= window => attempts + 1,
+        _ => 1,
+    }
 }
 
 struct Session {
@@ -213,6 +235,7 @@ impl OAuthClient {
             scopes: None,
             store: None,
             max_attempts: 3,
+            challenge_window: DEFAULT_CHALLENGE_WINDOW,
         }
     }
 
@@ -276,6 +299,8 @@ impl OAuthClient {
     ///   scopes held and those of the challenge. [`Retry::Yes`].
     /// - anything else: [`Retry::No`], and the attempt counter is reset.
     ///
+    /// Challenges are consecutive while each arrives within the challenge window (60 s by
+    /// default, [`OAuthClientBuilder::challenge_window`]) of the previous one.
     /// After `max_attempts` (3 by default) consecutive challenges it fails with
     /// [`Error::RetryLimit`]. Not cancel-safe in one respect: a flow dropped after the
     /// authorization server issued a token loses that token (nothing else is left behind).
@@ -287,7 +312,14 @@ impl OAuthClient {
             state.attempts = 0;
             return Ok(Retry::No);
         }
-        state.attempts += 1;
+        let now = tokio::time::Instant::now();
+        state.attempts = consecutive_attempts(
+            state.attempts,
+            state.last_challenge,
+            now,
+            self.inner.challenge_window,
+        );
+        state.last_challenge = Some(now);
         if state.attempts > self.inner.max_attempts {
             state.attempts = 0;
             return Err(Error::RetryLimit(self.inner.max_attempts));
@@ -777,6 +809,7 @@ pub struct OAuthClientBuilder {
     scopes: Option<Vec<String>>,
     store: Option<Arc<dyn TokenStore>>,
     max_attempts: u32,
+    challenge_window: std::time::Duration,
 }
 
 impl fmt::Debug for OAuthClientBuilder {
@@ -878,6 +911,13 @@ impl OAuthClientBuilder {
         self
     }
 
+    /// How close together challenges must come to count as consecutive (60 s by default):
+    /// a challenge later than this after the previous one starts the count again.
+    pub fn challenge_window(mut self, window: std::time::Duration) -> Self {
+        self.challenge_window = window;
+        self
+    }
+
     /// Checks the configuration and builds the client.
     ///
     /// Fails with [`Error::Config`] if the server URL is not an absolute `http(s)` URL, if no
@@ -911,8 +951,32 @@ impl OAuthClientBuilder {
                     .store
                     .unwrap_or_else(|| Arc::new(InMemoryTokenStore::new())),
                 max_attempts: self.max_attempts,
+                challenge_window: self.challenge_window,
                 state: tokio::sync::Mutex::new(State::default()),
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod attempt_tests {
+    use std::time::Duration;
+
+    use tokio::time::Instant;
+
+    use super::consecutive_attempts;
+
+    #[test]
+    fn challenges_within_the_window_add_up_and_a_late_one_starts_over() {
+        let window = Duration::from_secs(60);
+        let t0 = Instant::now();
+        assert_eq!(consecutive_attempts(0, None, t0, window), 1);
+        let t1 = t0 + Duration::from_secs(1);
+        assert_eq!(consecutive_attempts(1, Some(t0), t1, window), 2);
+        let t2 = t1 + Duration::from_secs(60);
+        assert_eq!(consecutive_attempts(2, Some(t1), t2, window), 3);
+        // An hour later (say, the next token expiry): a new episode, not a 4th attempt.
+        let t3 = t2 + Duration::from_secs(3600);
+        assert_eq!(consecutive_attempts(3, Some(t2), t3, window), 1);
     }
 }
