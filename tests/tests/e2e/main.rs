@@ -5,7 +5,11 @@
 //! - `stdio`: every tool, resource, prompt and utility of `everything-server`, with the
 //!   exact payloads of the conformance fixture, plus framing errors and shutdown.
 //! - `interop_python`, `interop_inspector`: the same server under real clients.
+//! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
+//!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 
+mod auth_oauth;
+mod auth_support;
 mod client_inspect;
 mod client_interop;
 mod client_shutdown;

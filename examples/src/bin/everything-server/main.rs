@@ -20,14 +20,24 @@
 //! streams, `Host`/`Origin` limited to localhost), plus the legacy HTTP+SSE endpoints `/sse`
 //! and `/messages`. A bare port binds 127.0.0.1. Once bound it logs
 //! `listening on http://<addr>/mcp` to stderr (port 0 picks a free port).
+//!
+//! `--auth-issuer <url>` (with `--http`) protects every HTTP endpoint with OAuth bearer tokens
+//! (`mcp-auth`'s `BearerAuthLayer`): JWT access tokens signed by that issuer, whose audience is
+//! this server's own `http://<addr>/mcp`, with the scopes of `--auth-scopes` (space-separated,
+//! default `mcp:read`). It serves the RFC 9728 protected resource metadata (without a token) at
+//! `/.well-known/oauth-protected-resource/mcp`, and adds a `whoami` tool answering with the
+//! caller's principal as JSON. Token expiry is checked without leeway (the authorization server
+//! runs on the same machine in the tests using it). Without the flag nothing changes.
 
 mod prompts;
 mod resources;
 mod tools;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
+use mcp_auth::{BearerAuthLayer, JwtValidator, ResourceServer};
 use mcp_server::Server;
 use mcp_transport_http::server::StreamableHttpService;
 use mcp_transport_stdio::StdioTransport;
@@ -42,32 +52,66 @@ const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABA
 /// Where to serve.
 enum Listen {
     Stdio,
-    Http(String),
+    Http(String, Option<Auth>),
 }
 
+/// `--auth-issuer` and `--auth-scopes`.
+struct Auth {
+    issuer: String,
+    scopes: Vec<String>,
+}
+
+const USAGE: &str =
+    "usage: everything-server [--http <addr> [--auth-issuer <url> [--auth-scopes <scopes>]]]";
+
 fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Listen> {
-    let mut listen = Listen::Stdio;
+    let mut http = None;
+    let mut issuer = None;
+    let mut scopes = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--http" => {
                 let addr = args
                     .next()
                     .context("--http needs an address, e.g. 127.0.0.1:3000")?;
-                listen = Listen::Http(addr);
+                http = Some(addr);
             }
-            other => bail!("unknown argument {other:?}; usage: everything-server [--http <addr>]"),
+            "--auth-issuer" => {
+                issuer = Some(args.next().context("--auth-issuer needs a URL")?);
+            }
+            "--auth-scopes" => {
+                let list = args.next().context("--auth-scopes needs scopes")?;
+                scopes = Some(list.split_whitespace().map(str::to_owned).collect());
+            }
+            other => bail!("unknown argument {other:?}; {USAGE}"),
         }
     }
-    Ok(listen)
+    let auth = match (issuer, scopes) {
+        (Some(issuer), scopes) => Some(Auth {
+            issuer,
+            scopes: scopes.unwrap_or_else(|| vec!["mcp:read".to_owned()]),
+        }),
+        (None, Some(_)) => bail!("--auth-scopes needs --auth-issuer; {USAGE}"),
+        (None, None) => None,
+    };
+    match (http, auth) {
+        (Some(addr), auth) => Ok(Listen::Http(addr, auth)),
+        (None, Some(_)) => bail!("--auth-issuer needs --http; {USAGE}"),
+        (None, None) => Ok(Listen::Stdio),
+    }
 }
 
-/// The server with every tool, resource, template and prompt of the fixture.
-fn server() -> anyhow::Result<Server> {
+/// The server with every tool, resource, template and prompt of the fixture, and `whoami`
+/// if it is protected.
+fn server(protected: bool) -> anyhow::Result<Server> {
     let mut builder = Server::builder()
         .name("mcp-conformance-test-server")
         .version("1.0.0");
     for tool in tools::all()? {
         builder = builder.tool(tool);
+    }
+    if protected {
+        builder = builder.tool(tools::whoami());
     }
     for resource in resources::resources() {
         builder = builder.resource(resource);
@@ -96,22 +140,21 @@ async fn main() -> ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let listen = parse_args(std::env::args().skip(1))?;
-    let server = server()?;
-    match listen {
+    match parse_args(std::env::args().skip(1))? {
         Listen::Stdio => {
             tracing::info!("serving MCP on stdio");
-            server.serve(StdioTransport::stdio()?).await?;
+            server(false)?.serve(StdioTransport::stdio()?).await?;
             tracing::info!("stdin closed; exiting");
             Ok(())
         }
-        Listen::Http(addr) => serve_http(server, &addr).await,
+        Listen::Http(addr, None) => serve_http(server(false)?, &addr).await,
+        Listen::Http(addr, Some(auth)) => serve_protected(server(true)?, &addr, &auth).await,
     }
 }
 
-/// Serves `server` over Streamable HTTP (and legacy HTTP+SSE) on `addr` until killed.
-async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
-    let service = StreamableHttpService::builder()
+/// The Streamable HTTP service (and legacy HTTP+SSE endpoints) running `server`.
+fn http_service(server: Server) -> StreamableHttpService {
+    StreamableHttpService::builder()
         .path("/mcp")
         .legacy_sse("/sse", "/messages")
         .build(move |transport, info| {
@@ -122,7 +165,20 @@ async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
                     tracing::warn!(session = ?info.session_id, "session failed: {e:#}");
                 }
             }
-        });
+        })
+}
+
+/// `addr`, with a bare port meaning 127.0.0.1.
+fn socket_addr(addr: &str) -> String {
+    match addr.parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_) => addr.to_owned(),
+    }
+}
+
+/// Serves `server` over Streamable HTTP (and legacy HTTP+SSE) on `addr` until killed.
+async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
+    let service = http_service(server);
     // A bare port means 127.0.0.1.
     let http = match addr.parse::<u16>() {
         Ok(port) => service.bind_localhost(port).await,
@@ -135,5 +191,34 @@ async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
         eprintln!("listening on http://{}/mcp", http.local_addr()?);
     }
     http.run().await?;
+    Ok(())
+}
+
+/// Like [`serve_http`], behind `BearerAuthLayer`: the resource is this server's own
+/// `http://<bound addr>/mcp`, so the port is known before the layer is built.
+async fn serve_protected(server: Server, addr: &str, auth: &Auth) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(socket_addr(addr))
+        .await
+        .with_context(|| format!("cannot bind {addr}"))?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    let resource = ResourceServer::builder(&url)
+        .authorization_server(&auth.issuer)
+        .scopes_supported(["mcp:read", "mcp:write"])
+        .required_scopes(auth.scopes.iter().cloned())
+        .resource_name("everything-server")
+        .build()?;
+    let validator = JwtValidator::builder(&auth.issuer, resource.resource())
+        .leeway(Duration::ZERO)
+        .build()?;
+    let app = http_service(server)
+        .router()
+        .layer(BearerAuthLayer::new(&resource, validator))
+        // The metadata stays reachable without a token.
+        .merge(resource.metadata_router());
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("listening on {url}");
+    }
+    axum::serve(listener, app).await?;
     Ok(())
 }

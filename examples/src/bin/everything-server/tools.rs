@@ -333,3 +333,27 @@ fn json_schema_2020_12() -> Value {
         "additionalProperties": false,
     })
 }
+
+/// `whoami` (only with `--auth-issuer`): the caller's principal, as the auth layer in front
+/// of the transport put it in the POST's extensions, as JSON text.
+pub(crate) fn whoami() -> Tool {
+    Tool::new("whoami", |cx: Context| async move {
+        let Some(principal) = cx
+            .extensions()
+            .get::<http::Extensions>()
+            .and_then(|e| e.get::<mcp_auth::Principal>())
+        else {
+            return Err("no authenticated principal");
+        };
+        let answer = json!({
+            "subject": principal.subject,
+            "client_id": principal.client_id,
+            "scopes": principal.scopes.iter().collect::<Vec<_>>(),
+            "audience": principal.audience,
+            "issuer": principal.issuer,
+            "token_id": principal.claims.get("jti"),
+        });
+        Ok(answer.to_string())
+    })
+    .description("Reports the authenticated caller (subject, client, scopes, audience, issuer)")
+}
