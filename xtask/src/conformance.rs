@@ -11,7 +11,11 @@
 //!    server scenario), the unscored `server-session-lifecycle`, `json-schema-2020-12` and
 //!    `server-sse-polling` (explicitly unless the requirements run already ran them), and the
 //!    client scenarios `initialize`, `tools_call`, `sse-retry` and
-//!    `elicitation-sep1034-client-defaults` against `everything-client`.
+//!    `elicitation-sep1034-client-defaults` against `everything-client`, then its
+//!    authorization scenarios ([`AUTH_CLIENT_SCENARIOS`]: those 2025-11-25 requires, the
+//!    2025-03-26 back-compat ones, those 2026-07-28 adds, and the client-credentials
+//!    extension), one suite run each (the client command takes one `--scenario`; each run
+//!    starts its own mock servers and takes about a second).
 //!
 //! A leg fails if the suite exits non-zero or its summary marks a scenario `✗` (the
 //! requirements run reports unscored scenarios without counting them in its exit code) or
@@ -48,6 +52,45 @@ const CLIENT_SCENARIOS: &[&str] = &[
     "tools_call",
     "sse-retry",
     "elicitation-sep1034-client-defaults",
+];
+
+/// The `auth/*` client scenarios `everything-client` passes. Not run: `enterprise-managed-
+/// authorization`, `dpop`, `dpop-nonce` and `wif-jwt-bearer` (extensions mcp-auth does not
+/// implement).
+const AUTH_CLIENT_SCENARIOS: &[&str] = &[
+    // Required by 2025-11-25.
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    // 2025-03-26 back-compat.
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    // Added by 2026-07-28 (run on its stateless wire).
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    // The client-credentials extension.
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
 ];
 
 /// `cargo xtask conformance`: setup, build, then the legs in a private network namespace.
@@ -103,7 +146,7 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
         }
     }
     legs.insert(0, requirements);
-    for scenario in CLIENT_SCENARIOS {
+    for scenario in CLIENT_SCENARIOS.iter().chain(AUTH_CLIENT_SCENARIOS) {
         legs.push(suite.run(
             &format!("client --scenario {scenario}"),
             &["client", "--command", client, "--scenario", scenario],

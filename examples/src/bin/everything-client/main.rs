@@ -17,9 +17,16 @@
 //! - `elicitation-sep1034-client-defaults` (also `elicitation-defaults`): declares
 //!   `elicitation.form.applyDefaults` and accepts every form with no content, so the client
 //!   library fills in the schema's defaults; then calls `test_client_elicitation_defaults`.
+//! - `auth/*` (every authorization scenario, see [`auth`]): an mcp-auth `OAuthClient` plugged
+//!   into the transport's auth hook (authorization code through a headless user agent, or
+//!   client credentials with the secret or private key of `MCP_CONFORMANCE_CONTEXT`), then
+//!   initialize (or, on the 2026-07-28 wire, stateless requests), `tools/list` and a call of
+//!   the first tool.
 //!
 //! An unknown or missing scenario prints the usage and exits 1. Logs go to stderr
 //! (`RUST_LOG` filters them).
+
+mod auth;
 
 use std::process::ExitCode;
 
@@ -59,20 +66,21 @@ async fn main() -> ExitCode {
 async fn run() -> anyhow::Result<()> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let url = std::env::args().skip(1).last();
-    let (Some(url), true) = (url, SCENARIOS.contains(&scenario.as_str())) else {
+    let known = SCENARIOS.contains(&scenario.as_str()) || scenario.starts_with("auth/");
+    let (Some(url), true) = (url, known) else {
         bail!(
             "unknown scenario {scenario:?}\nusage: MCP_CONFORMANCE_SCENARIO=<scenario> \
-             everything-client <server-url>\nscenarios: {}",
+             everything-client <server-url>\nscenarios: {}, auth/*",
             SCENARIOS.join(", ")
         );
     };
     tracing::info!(%scenario, %url, "starting");
+    if scenario.starts_with("auth/") {
+        return auth::run(&scenario, &url).await;
+    }
     let transport = StreamableHttpClientTransport::new(url.as_str())
         .with_context(|| format!("bad server url {url:?}"))?;
-    let mut builder = Client::builder().client_info(Implementation::new(
-        "mcp-rust-sdk-everything-client",
-        env!("CARGO_PKG_VERSION"),
-    ));
+    let mut builder = Client::builder().client_info(client_info());
     if scenario.starts_with("elicitation") {
         builder = builder
             .elicitation(accept_empty)
@@ -92,12 +100,22 @@ async fn run() -> anyhow::Result<()> {
         _ => call(&client, "test_client_elicitation_defaults").await,
     };
     client.close();
+    join(connection).await;
+    outcome
+}
+
+/// This client's name and version.
+fn client_info() -> Implementation {
+    Implementation::new("mcp-rust-sdk-everything-client", env!("CARGO_PKG_VERSION"))
+}
+
+/// Waits for the connection task, logging how it ended unless it was the clean close.
+async fn join(connection: tokio::task::JoinHandle<Result<(), mcp_client::Error>>) {
     match connection.await {
         Ok(Err(e)) if !e.is_closed() => tracing::warn!("connection ended with {e}"),
         Err(e) => tracing::warn!("connection task failed: {e}"),
         _ => {}
     }
-    outcome
 }
 
 /// Lists the tools and calls the first one with `{a: 2, b: 3}` (the suite's `add_numbers`).

@@ -1,0 +1,183 @@
+//! The `auth/*` scenarios: an [`OAuthClient`] from mcp-auth joined to the HTTP transport's
+//! [`AuthProvider`] hook, then the scenario's MCP calls, on the stateful wire (initialize)
+//! or the stateless one (2026-07-28: per-request `_meta`).
+
+use anyhow::{Context as _, bail};
+use futures::FutureExt as _;
+use mcp_auth::{HeadlessUserAgent, OAuthClient, Retry};
+use mcp_client::Client;
+use mcp_jsonrpc::{Config, Connection};
+use mcp_transport_http::client::{AuthChallenge, AuthProvider, StreamableHttpClientTransport};
+use serde_json::{Value, json};
+
+/// The redirect URI announced by the headless user agent (never fetched: the flow stops at
+/// the redirect to it and reads the code from its query).
+const REDIRECT_URI: &str = "http://localhost:8090/callback";
+
+/// This client's Client ID Metadata Document URL, used where the authorization server
+/// supports them (the URL `auth/basic-cimd` expects).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The stateless protocol revision.
+const STATELESS: &str = "2026-07-28";
+
+/// Runs `scenario` (an `auth/*` name) against the MCP server at `url`.
+pub(crate) async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
+    let oauth = oauth_client(scenario, url)?;
+    let stateless = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").is_ok_and(|v| v == STATELESS);
+    let mut transport = StreamableHttpClientTransport::builder(url).auth(provider(oauth));
+    if stateless {
+        transport = transport
+            .header("mcp-protocol-version", STATELESS)
+            .legacy_fallback(false);
+    }
+    let transport = transport
+        .build()
+        .with_context(|| format!("bad server url {url:?}"))?;
+    if stateless {
+        stateless_calls(transport).await
+    } else {
+        stateful_calls(transport).await
+    }
+}
+
+/// The OAuth client for `scenario`: client credentials for `auth/client-credentials-*`,
+/// otherwise the authorization code grant through a headless user agent; a pre-registered
+/// identity (secret or private key) from `MCP_CONFORMANCE_CONTEXT` when it gives one.
+fn oauth_client(scenario: &str, url: &str) -> anyhow::Result<OAuthClient> {
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(s) => serde_json::from_str(&s).context("MCP_CONFORMANCE_CONTEXT is not JSON")?,
+        Err(_) => Value::Null,
+    };
+    let field = |k: &str| context.get(k).and_then(Value::as_str);
+    let mut builder = OAuthClient::builder(url).client_name("mcp-rust-sdk-everything-client");
+    builder = if scenario.starts_with("auth/client-credentials") {
+        builder.client_credentials()
+    } else {
+        builder
+            .user_agent(HeadlessUserAgent::new(REDIRECT_URI)?)
+            .client_metadata_document_url(CLIENT_METADATA_URL)
+    };
+    if let Some(id) = field("client_id") {
+        builder = builder.client_id(id);
+    }
+    if let Some(secret) = field("client_secret") {
+        builder = builder.client_secret(secret);
+    }
+    if let Some(pem) = field("private_key_pem") {
+        use jsonwebtoken::{Algorithm, EncodingKey};
+        let alg: Algorithm = field("signing_algorithm")
+            .unwrap_or("ES256")
+            .parse()
+            .context("unknown signing_algorithm")?;
+        let der = pkcs8_der(pem)?;
+        let key = match alg {
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_der(&der),
+            Algorithm::EdDSA => EncodingKey::from_ed_der(&der),
+            _ => EncodingKey::from_rsa_der(&der),
+        };
+        builder = builder.private_key_jwt(key, alg, None);
+    }
+    Ok(builder.build()?)
+}
+
+/// The DER of a `-----BEGIN PRIVATE KEY-----` PEM (PKCS#8).
+fn pkcs8_der(pem: &str) -> anyhow::Result<Vec<u8>> {
+    use base64::Engine as _;
+    let body: String = pem
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .flat_map(|l| l.trim().chars())
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .context("private_key_pem is not PEM")
+}
+
+/// The glue: the transport asks the OAuth client for the header before each request and
+/// hands it every refusal.
+fn provider(oauth: OAuthClient) -> impl AuthProvider {
+    let header = oauth.clone();
+    mcp_transport_http::client::auth_provider_fn(
+        move || {
+            let oauth = header.clone();
+            async move { Ok(oauth.authorization_header().await?) }.boxed()
+        },
+        move |challenge: AuthChallenge| {
+            let oauth = oauth.clone();
+            async move {
+                let www_authenticate = challenge.www_authenticate().join(", ");
+                let status = challenge.status().as_u16();
+                let retry = oauth.handle_challenge(status, &www_authenticate).await?;
+                Ok(retry == Retry::Yes)
+            }
+            .boxed()
+        },
+    )
+}
+
+/// Stateful wire: initialize, list the tools, call the first one.
+async fn stateful_calls(transport: StreamableHttpClientTransport) -> anyhow::Result<()> {
+    let (client, connection) = Client::builder()
+        .client_info(crate::client_info())
+        .connect(transport)
+        .await
+        .context("initialize failed")?;
+    let connection = tokio::spawn(connection);
+    let outcome = async {
+        let tools = client.list_tools(None).await.context("tools/list failed")?;
+        let tool = tools.tools.first().context("the server lists no tools")?;
+        crate::call(&client, &tool.name).await
+    }
+    .await;
+    client.close();
+    crate::join(connection).await;
+    outcome
+}
+
+/// Stateless wire (2026-07-28): no handshake; `tools/list` then `tools/call` of the first
+/// tool, each with the `_meta` the revision requires.
+async fn stateless_calls(transport: StreamableHttpClientTransport) -> anyhow::Result<()> {
+    let (connection, peer) = Connection::new(transport, (), Config::default());
+    let connection = tokio::spawn(connection.run());
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": crate::client_info(),
+    });
+    let request = |method: &'static str, params: Value| {
+        let peer = peer.clone();
+        async move {
+            let params = serde_json::value::to_raw_value(&params)?;
+            let result = peer
+                .request(method, Some(params))
+                .await
+                .with_context(|| format!("{method} failed"))?;
+            anyhow::Ok(serde_json::from_str::<Value>(result.get())?)
+        }
+    };
+    let outcome = async {
+        let tools = request("tools/list", json!({"_meta": meta})).await?;
+        let Some(name) = tools["tools"][0]["name"].as_str() else {
+            bail!("the server lists no tools: {tools}");
+        };
+        let result = request(
+            "tools/call",
+            json!({"name": name, "arguments": {}, "_meta": meta}),
+        )
+        .await?;
+        tracing::info!(%result, "tool result");
+        if result["isError"] == true {
+            bail!("tool {name} returned isError: {result}");
+        }
+        Ok(())
+    }
+    .await;
+    peer.close();
+    match connection.await {
+        Ok(Err(e)) => tracing::debug!("connection ended with {e}"),
+        Err(e) => tracing::warn!("connection task failed: {e}"),
+        Ok(Ok(())) => {}
+    }
+    outcome
+}
