@@ -7,8 +7,9 @@ use anyhow::{Context as _, Result, bail, ensure};
 use axum::Router;
 use axum::routing::{get, post, put};
 use mcp_auth::{
-    Error, HeadlessUserAgent, InMemoryTokenStore, JwtValidator, OAuthClient, OAuthClientBuilder,
-    ResourceServer, Retry, TokenEndpointAuthMethod, TokenKey, TokenStore,
+    Error, HeadlessUserAgent, InMemoryTokenStore, JwtValidator, LoopbackUserAgent, OAuthClient,
+    OAuthClientBuilder, ResourceServer, Retry, TokenEndpointAuthMethod, TokenKey, TokenStore,
+    UserAgent,
 };
 use serde_json::{Value, json};
 
@@ -126,6 +127,40 @@ async fn authorization_code_with_registration_and_pkce() -> Result<()> {
 
     // The token keeps working.
     assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_loopback_user_agent_receives_the_code_from_the_browser() -> Result<()> {
+    let (_auth, resource) = setup().await?;
+    let loopback = LoopbackUserAgent::bind(0)?.timeout(std::time::Duration::from_secs(20));
+    let redirect = loopback.redirect_uri().to_owned();
+    assert!(redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/callback"));
+    // The "browser": it follows the authorization server's redirects (login and consent are
+    // approved headlessly by the test provider) and finally loads the loopback redirect URI.
+    let browser_redirect = redirect.clone();
+    let loopback = loopback.on_open(move |url| {
+        let url = url.clone();
+        let redirect = browser_redirect.clone();
+        tokio::spawn(async move {
+            let browser = HeadlessUserAgent::new(&redirect).expect("a valid redirect URI");
+            let back = browser
+                .authorize(&url)
+                .await
+                .expect("the provider redirects back");
+            assert!(back.as_str().starts_with(&redirect), "{back}");
+            let page = reqwest::get(back)
+                .await
+                .expect("the loopback listener answers");
+            assert_eq!(page.status(), 200);
+        });
+        Ok(())
+    });
+    let oauth = OAuthClient::builder(&resource)
+        .user_agent(loopback)
+        .build()?;
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(claims(&bearer(&oauth).await?)?["sub"], "test-user");
     Ok(())
 }
 
