@@ -7,9 +7,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
-use crate::client_support::mcp_inspect;
 use crate::fixture;
-use crate::support::bins::everything_server;
+use crate::support::bins::{everything_server, mcp_inspect};
 use crate::support::client::within;
 use crate::support::output_within;
 

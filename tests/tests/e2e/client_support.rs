@@ -2,9 +2,7 @@
 //! a peer's), handlers that record what the server asked, fake servers for the shutdown
 //! sequence, and the `mcp-inspect` binary.
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_client::{Client, ClientBuilder, ErrorObject, RequestContext};
@@ -181,47 +179,6 @@ pub(crate) fn recording_sampler() -> (impl mcp_client::SamplingHandler, Arc<Mute
         }
     };
     (handler, seen)
-}
-
-/// The `mcp-inspect` example, built (once per test process) next to `everything-server`.
-pub(crate) fn mcp_inspect() -> &'static Path {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BIN.get_or_init(build_mcp_inspect) {
-        Ok(path) => path,
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn build_mcp_inspect() -> Result<PathBuf, String> {
-    // `everything_server()` builds into `<target>/<profile>/`; build `mcp-inspect` there too.
-    let profile_dir = everything_server()
-        .parent()
-        .ok_or("everything-server has no parent directory")?;
-    let profile = profile_dir
-        .file_name()
-        .and_then(OsStr::to_str)
-        .ok_or("bad profile directory")?;
-    let target = profile_dir.parent().ok_or("no target directory")?;
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = std::process::Command::new(&cargo);
-    cmd.arg("build")
-        .arg("--manifest-path")
-        .arg(crate::support::workspace_root().join("Cargo.toml"))
-        .args(["-p", "examples", "--bin", "mcp-inspect"])
-        .env("CARGO_TARGET_DIR", target);
-    if profile != "debug" {
-        cmd.args(["--profile", profile]);
-    }
-    let output = cmd
-        .output()
-        .map_err(|e| format!("could not run {cargo:?}: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`cargo build -p examples --bin mcp-inspect` failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(profile_dir.join(format!("mcp-inspect{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// A short timeout for the fake servers' shutdown steps.

@@ -10,7 +10,19 @@ use super::workspace_root;
 /// missing or outdated.
 pub(crate) fn everything_server() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BIN.get_or_init(|| build_example("everything-server")) {
+    built(&BIN, "everything-server")
+}
+
+/// The path of the `mcp-inspect` example, built like [`everything_server`].
+pub(crate) fn mcp_inspect() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    built(&BIN, "mcp-inspect")
+}
+
+/// The example `name`, built on first use and remembered in `cell`; panics with cargo's
+/// message if the build failed.
+fn built(cell: &'static OnceLock<Result<PathBuf, String>>, name: &str) -> &'static Path {
+    match cell.get_or_init(|| build_example(name)) {
         Ok(path) => path,
         Err(e) => panic!("{e}"),
     }
