@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use mcp_jsonrpc::BoxError;
-use reqwest::header::HeaderValue;
-use reqwest::{StatusCode, Url};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::{Method, StatusCode, Url};
 
 /// Supplies the `Authorization` header of every HTTP request, and obtains new credentials
 /// when the server refuses them.
@@ -14,10 +14,12 @@ use reqwest::{StatusCode, Url};
 /// This is where an OAuth client plugs into the transport, without either crate depending
 /// on the other. The transport:
 ///
-/// - asks [`authorization`](Self::authorization) before every POST, GET and DELETE it makes
-///   (the `initialize` POST, requests, notifications and responses, the GET stream and its
-///   resumptions, the legacy HTTP+SSE stream and endpoint, and the closing DELETE) and sends
-///   the value as the `Authorization` header, never in the URL;
+/// - asks [`request_headers`](Self::request_headers) before every POST, GET and DELETE it
+///   makes (the `initialize` POST, requests, notifications and responses, the GET stream and
+///   its resumptions, the legacy HTTP+SSE stream and endpoint, and the closing DELETE) and
+///   sends them, never anything in the URL. By default that is the
+///   [`authorization`](Self::authorization) value as the `Authorization` header; a DPoP client
+///   (RFC 9449) overrides it to add a `DPoP` proof bound to the request's method and URL;
 /// - on HTTP 401, or 403 whose `WWW-Authenticate` has `error="insufficient_scope"` (a
 ///   step-up), calls [`on_unauthorized`](Self::on_unauthorized) with the parsed
 ///   [`AuthChallenge`] and, if it returns `Ok(true)`, sends the same HTTP request again
@@ -76,6 +78,28 @@ pub trait AuthProvider: Send + Sync + 'static {
     /// An error fails that request with [`Error::Auth`](super::Error::Auth).
     fn authorization(&self) -> BoxFuture<'static, Result<Option<HeaderValue>, BoxError>>;
 
+    /// The authorization headers of a request with `method` to `url`, which the transport
+    /// sends as they are (values marked sensitive). The default is `Authorization` from
+    /// [`authorization`](Self::authorization). Override it when the headers depend on the
+    /// request, as DPoP proofs do (`Authorization: DPoP <token>` and `DPoP: <proof>`, the
+    /// proof naming the method and URL). An error fails that request with
+    /// [`Error::Auth`](super::Error::Auth).
+    fn request_headers(
+        &self,
+        method: &Method,
+        url: &Url,
+    ) -> BoxFuture<'static, Result<HeaderMap, BoxError>> {
+        let _ = (method, url);
+        let authorization = self.authorization();
+        Box::pin(async move {
+            let mut headers = HeaderMap::new();
+            if let Some(value) = authorization.await? {
+                headers.insert(AUTHORIZATION, value);
+            }
+            Ok(headers)
+        })
+    }
+
     /// The server refused a request (401, or 403 `insufficient_scope`): obtain new
     /// credentials (authorize, refresh, or step up to `challenge.scope()`).
     ///
@@ -95,6 +119,14 @@ impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
         (**self).authorization()
     }
 
+    fn request_headers(
+        &self,
+        method: &Method,
+        url: &Url,
+    ) -> BoxFuture<'static, Result<HeaderMap, BoxError>> {
+        (**self).request_headers(method, url)
+    }
+
     fn on_unauthorized(
         &self,
         challenge: AuthChallenge,
@@ -106,6 +138,14 @@ impl<T: AuthProvider + ?Sized> AuthProvider for Arc<T> {
 impl<T: AuthProvider + ?Sized> AuthProvider for Box<T> {
     fn authorization(&self) -> BoxFuture<'static, Result<Option<HeaderValue>, BoxError>> {
         (**self).authorization()
+    }
+
+    fn request_headers(
+        &self,
+        method: &Method,
+        url: &Url,
+    ) -> BoxFuture<'static, Result<HeaderMap, BoxError>> {
+        (**self).request_headers(method, url)
     }
 
     fn on_unauthorized(
@@ -159,9 +199,9 @@ where
     }
 }
 
-/// Why the server refused a request: its status, the URL refused and its
-/// `WWW-Authenticate` challenges, with the parameters of the `Bearer` one parsed
-/// (RFC 6750 §3, RFC 9728 §5.1).
+/// Why the server refused a request: its status, the URL refused, its
+/// `WWW-Authenticate` challenges with the parameters of the first `Bearer` or `DPoP` one
+/// parsed (RFC 6750 §3, RFC 9449 §7.1, RFC 9728 §5.1), and its `DPoP-Nonce` header.
 ///
 /// ```
 /// use mcp_transport_http::client::AuthChallenge;
@@ -185,24 +225,31 @@ pub struct AuthChallenge {
     status: StatusCode,
     url: Url,
     www_authenticate: Vec<String>,
-    /// The parameters of the `Bearer` challenge (names lowercased), if there is one.
-    bearer: Option<Vec<(String, String)>>,
+    /// The first `Bearer` or `DPoP` challenge, if there is one.
+    challenge: Option<Challenge>,
+    dpop_nonce: Option<String>,
 }
 
 impl AuthChallenge {
     /// A challenge for a request to `url` refused with `status` and these
     /// `WWW-Authenticate` header values (for testing a provider; the transport makes them).
     pub fn new(status: StatusCode, url: Url, www_authenticate: Vec<String>) -> Self {
-        let bearer = parse_challenges(&www_authenticate)
-            .into_iter()
-            .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
-            .map(|c| c.params);
+        let challenge = parse_challenges(&www_authenticate).into_iter().find(|c| {
+            c.scheme.eq_ignore_ascii_case("bearer") || c.scheme.eq_ignore_ascii_case("dpop")
+        });
         AuthChallenge {
             status,
             url,
             www_authenticate,
-            bearer,
+            challenge,
+            dpop_nonce: None,
         }
+    }
+
+    /// The same challenge, with the response's `DPoP-Nonce` header (RFC 9449 §9).
+    pub fn with_dpop_nonce(mut self, nonce: impl Into<String>) -> Self {
+        self.dpop_nonce = Some(nonce.into());
+        self
     }
 
     /// The HTTP status: 401, or 403 for `insufficient_scope`.
@@ -220,16 +267,30 @@ impl AuthChallenge {
         &self.www_authenticate
     }
 
-    /// Whether a `Bearer` challenge was given.
-    pub fn is_bearer(&self) -> bool {
-        self.bearer.is_some()
+    /// The scheme of the challenge whose parameters are read: `Bearer` or `DPoP` (as the
+    /// server spelled it), if it gave either.
+    pub fn scheme(&self) -> Option<&str> {
+        self.challenge.as_ref().map(|c| c.scheme.as_str())
     }
 
-    /// A parameter of the `Bearer` challenge (`realm`, `scope`, `error`...), by
+    /// Whether the challenge read is a `Bearer` one.
+    pub fn is_bearer(&self) -> bool {
+        self.scheme()
+            .is_some_and(|s| s.eq_ignore_ascii_case("bearer"))
+    }
+
+    /// The `DPoP-Nonce` header of the refusal, if any: a DPoP server's nonce for the next
+    /// proofs (with `error="use_dpop_nonce"`, the reason for the refusal).
+    pub fn dpop_nonce(&self) -> Option<&str> {
+        self.dpop_nonce.as_deref()
+    }
+
+    /// A parameter of the `Bearer` (or `DPoP`) challenge (`realm`, `scope`, `error`...), by
     /// case-insensitive name, unquoted.
     pub fn param(&self, name: &str) -> Option<&str> {
-        self.bearer
+        self.challenge
             .as_ref()?
+            .params
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
@@ -281,7 +342,7 @@ impl fmt::Display for AuthChallenge {
 }
 
 /// One challenge of a `WWW-Authenticate` header.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Challenge {
     pub(crate) scheme: String,
     /// Its auth-params, names lowercased (a token68 is kept with an empty name).

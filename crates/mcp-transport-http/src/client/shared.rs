@@ -11,9 +11,7 @@ use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use mcp_jsonrpc::{ErrorObject, Id, Message, Response};
-use reqwest::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
-};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode, Url};
 use serde::Deserialize;
 use tokio::sync::mpsc;
@@ -344,11 +342,27 @@ impl Shared {
             };
             let mut headers = self.base_headers().await?;
             headers.extend(extra.clone());
-            if let Some(auth) = &self.auth
-                && let Some(mut value) = auth.authorization().await.map_err(Error::Auth)?
-            {
-                value.set_sensitive(true);
-                headers.insert(AUTHORIZATION, value);
+            if let Some(auth) = &self.auth {
+                let auth_headers = auth
+                    .request_headers(&method, url)
+                    .await
+                    .map_err(Error::Auth)?;
+                // They replace any header of the same name; a name given several values
+                // keeps them all (`HeaderMap` yields the name with the first one only).
+                let mut current: Option<HeaderName> = None;
+                for (name, mut value) in auth_headers {
+                    value.set_sensitive(true);
+                    match (name, &current) {
+                        (Some(name), _) => {
+                            headers.insert(name.clone(), value);
+                            current = Some(name);
+                        }
+                        (None, Some(name)) => {
+                            headers.append(name.clone(), value);
+                        }
+                        (None, None) => {}
+                    }
+                }
             }
             let mut builder = self
                 .http
@@ -774,7 +788,14 @@ fn challenge_of(resp: &reqwest::Response, url: &Url) -> Option<AuthChallenge> {
         .filter_map(|v| v.to_str().ok())
         .map(str::to_owned)
         .collect();
-    let challenge = AuthChallenge::new(status, url.clone(), values);
+    let mut challenge = AuthChallenge::new(status, url.clone(), values);
+    if let Some(nonce) = resp
+        .headers()
+        .get("dpop-nonce")
+        .and_then(|v| v.to_str().ok())
+    {
+        challenge = challenge.with_dpop_nonce(nonce);
+    }
     (status == StatusCode::UNAUTHORIZED || challenge.is_insufficient_scope()).then_some(challenge)
 }
 

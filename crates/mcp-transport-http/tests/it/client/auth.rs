@@ -527,3 +527,100 @@ async fn a_refused_get_stream_reconnection_is_authorized_and_resumed() {
     let deletes = server.requests(Method::DELETE);
     assert_eq!(deletes.len(), 0, "no session id, so no DELETE");
 }
+
+/// A DPoP-style provider: per-request headers naming the method and URL, and the nonce of
+/// the last refusal.
+struct RequestBoundAuth {
+    nonce: Mutex<Option<String>>,
+    challenges: Mutex<Vec<AuthChallenge>>,
+}
+
+impl AuthProvider for RequestBoundAuth {
+    fn authorization(&self) -> BoxFuture<'static, Result<Option<HeaderValue>, BoxError>> {
+        async { Err("the transport must ask for request_headers".into()) }.boxed()
+    }
+
+    fn request_headers(
+        &self,
+        method: &reqwest::Method,
+        url: &reqwest::Url,
+    ) -> BoxFuture<'static, Result<reqwest::header::HeaderMap, BoxError>> {
+        let nonce = self.nonce.lock().unwrap().clone().unwrap_or_default();
+        let proof = format!("{method} {url} {nonce}");
+        async move {
+            let mut headers = reqwest::header::HeaderMap::new();
+            headers.insert("authorization", HeaderValue::from_static("DPoP tok"));
+            headers.insert("dpop", HeaderValue::try_from(proof)?);
+            Ok(headers)
+        }
+        .boxed()
+    }
+
+    fn on_unauthorized(
+        &self,
+        challenge: AuthChallenge,
+    ) -> BoxFuture<'static, Result<bool, BoxError>> {
+        *self.nonce.lock().unwrap() = challenge.dpop_nonce().map(str::to_owned);
+        self.challenges.lock().unwrap().push(challenge);
+        async { Ok(true) }.boxed()
+    }
+}
+
+#[tokio::test]
+async fn request_bound_headers_name_each_request_and_a_dpop_refusal_carries_its_nonce() {
+    let server = serve(|rec| {
+        let proof = rec.header("dpop").unwrap_or("");
+        if !proof.ends_with(" n1") {
+            let mut resp = challenge(
+                StatusCode::UNAUTHORIZED,
+                format!(r#"DPoP error="use_dpop_nonce", resource_metadata="{METADATA}""#),
+            );
+            resp.headers_mut()
+                .insert("dpop-nonce", "n1".parse().unwrap());
+            return resp;
+        }
+        match (rec.method.clone(), rec.rpc_method().as_deref()) {
+            (Method::POST, Some("initialize")) => {
+                json(StatusCode::OK, init_result(rec, "2025-11-25"))
+            }
+            (Method::POST, Some("ping")) => json(StatusCode::OK, result(rec, json!({}))),
+            (Method::GET, _) => status(StatusCode::METHOD_NOT_ALLOWED),
+            _ => status(StatusCode::ACCEPTED),
+        }
+    })
+    .await;
+    let auth = Arc::new(RequestBoundAuth {
+        nonce: Mutex::new(None),
+        challenges: Mutex::new(Vec::new()),
+    });
+    let client = connect(&server, auth.clone());
+    within(client.initialize()).await;
+    assert_eq!(
+        within(client.call("ping", json!({}))).await.unwrap(),
+        json!({})
+    );
+    client.close().await;
+
+    let challenges = auth.challenges.lock().unwrap().clone();
+    assert_eq!(challenges.len(), 1, "one refusal, then the nonce is used");
+    let c = &challenges[0];
+    assert_eq!(c.scheme(), Some("DPoP"));
+    assert!(!c.is_bearer());
+    assert_eq!(c.error(), Some("use_dpop_nonce"));
+    assert_eq!(c.dpop_nonce(), Some("n1"));
+    assert_eq!(c.resource_metadata().unwrap().as_str(), METADATA);
+    // Every request carries both headers, the proof naming its own method and URL.
+    let log = server.log();
+    assert!(log.len() >= 4, "{log:#?}");
+    for rec in &log {
+        assert_eq!(rec.header("authorization"), Some("DPoP tok"));
+        let proof = rec.header("dpop").unwrap();
+        assert!(
+            proof.starts_with(&format!("{} {}", rec.method, server.url)),
+            "{proof} for {} {}",
+            rec.method,
+            rec.uri
+        );
+    }
+    assert!(log.iter().any(|r| r.method == Method::GET));
+}
