@@ -84,9 +84,17 @@
 //! - `client`: the OAuth client side, [`OAuthClient`] (see its docs for the flow and an
 //!   example): discovery from a 401 challenge, client registration, authorization code with
 //!   PKCE through a [`UserAgent`] ([`HeadlessUserAgent`], [`LoopbackUserAgent`]), refresh,
-//!   client credentials (secret or `private_key_jwt`), step-up, tokens in a [`TokenStore`]
-//!   ([`InMemoryTokenStore`]). Depends on reqwest, jsonwebtoken and aws-lc-rs (PKCE hashing,
-//!   randomness), tokio (the loopback listener).
+//!   client credentials (secret or `private_key_jwt`), the JWT bearer grant with an
+//!   [`AssertionSource`] (workload identity federation with [`StaticAssertion`] or
+//!   [`assertion_fn`]; enterprise-managed authorization with [`IdJagExchange`]), DPoP-bound
+//!   tokens with a [`DpopKey`] (RFC 9449, nonces included), step-up, tokens in a
+//!   [`TokenStore`] ([`InMemoryTokenStore`]). Depends on reqwest, jsonwebtoken and aws-lc-rs
+//!   (PKCE hashing, DPoP keys and proofs, randomness), tokio (the loopback listener).
+//!
+//!   It joins an HTTP client transport through a per-request hook: give each request the
+//!   headers of [`OAuthClient::request_headers`] (the `Authorization` value, plus the `DPoP`
+//!   proof for a DPoP-bound token), record `DPoP-Nonce` headers with
+//!   [`OAuthClient::dpop_nonce`], and hand refusals to [`OAuthClient::handle_challenge`].
 //!
 //! # Cancel safety
 //!
@@ -108,9 +116,10 @@ mod server;
 
 #[cfg(feature = "client")]
 pub use client::{
-    AuthorizationServerMetadata, BoxFuture, HeadlessUserAgent, InMemoryTokenStore,
-    LoopbackUserAgent, OAuthClient, OAuthClientBuilder, Retry, StoredToken,
-    TokenEndpointAuthMethod, TokenKey, TokenStore, UserAgent,
+    AssertionFn, AssertionRequest, AssertionSource, AuthorizationServerMetadata, BoxFuture,
+    DpopKey, HeadlessUserAgent, IdJagExchange, InMemoryTokenStore, LoopbackUserAgent, OAuthClient,
+    OAuthClientBuilder, Retry, StaticAssertion, StoredToken, TokenEndpointAuthMethod, TokenKey,
+    TokenStore, TokenType, UserAgent, assertion_fn,
 };
 #[cfg(any(feature = "server", feature = "client"))]
 pub use error::{BoxError, Error, Result};

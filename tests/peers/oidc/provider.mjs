@@ -16,6 +16,8 @@
 //   RS256 JWTs (RFC 9068), except for resources whose path starts with `/opaque`, which get
 //   opaque tokens (oidc-provider only introspects and revokes opaque tokens);
 // - client credentials, introspection (RFC 7662) and revocation (RFC 7009);
+// - DPoP (RFC 9449): a token request with a proof gets a DPoP-bound token (`cnf.jkt`), and
+//   every proof must carry the server's nonce (the first is refused with `use_dpop_nonce`);
 // - pre-registered confidential clients (client_secret_basic, client_credentials grant):
 //     mcp-test-client / mcp-test-secret   access tokens live 600 s
 //     mcp-test-short  / mcp-test-secret   access tokens live 1 s (expiry tests)
@@ -24,7 +26,7 @@
 //   `/interaction/<uid>`, which logs in the test user (`?user=<id>`, default `test-user`),
 //   grants every requested scope and resource, and redirects back, so the authorization-code
 //   flow runs with a plain HTTP client that follows redirects (cookies required).
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 
 import Provider, { errors } from 'oidc-provider';
@@ -102,6 +104,7 @@ const provider = new Provider(issuer, {
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
+    dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true },
     resourceIndicators: {
       enabled: true,
       defaultResource: (_ctx, _client, oneOf) => oneOf ?? undefined,

@@ -1,6 +1,7 @@
-//! Parsing the `Bearer` challenge of a `WWW-Authenticate` header (RFC 6750 §3, RFC 9728 §5.1).
+//! Parsing the `Bearer` or `DPoP` challenge of a `WWW-Authenticate` header (RFC 6750 §3,
+//! RFC 9449 §7.1, RFC 9728 §5.1).
 
-/// The parameters of a `Bearer` challenge that the client acts on.
+/// The parameters of a `Bearer` or `DPoP` challenge that the client acts on.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct BearerChallenge {
     pub(crate) error: Option<String>,
@@ -8,8 +9,10 @@ pub(crate) struct BearerChallenge {
     pub(crate) resource_metadata: Option<String>,
 }
 
-/// Finds the `Bearer` challenge in a `WWW-Authenticate` value (which may list several
-/// challenges) and reads its auth-params. `None` if there is no `Bearer` challenge.
+/// Finds the first `Bearer` or `DPoP` challenge in a `WWW-Authenticate` value (which may list
+/// several challenges) and reads its auth-params. `None` if there is neither. Both schemes
+/// carry the same parameters (`error`, `scope`, `resource_metadata`); a DPoP server may send
+/// only its own.
 pub(crate) fn parse(header: &str) -> Option<BearerChallenge> {
     let mut lexer = Lexer { s: header, pos: 0 };
     let mut found: Option<BearerChallenge> = None;
@@ -43,7 +46,8 @@ pub(crate) fn parse(header: &str) -> Option<BearerChallenge> {
         } else {
             // A new challenge: `scheme [token68 | params]`.
             in_bearer = false;
-            if name.eq_ignore_ascii_case("bearer") && found.is_none() {
+            let ours = name.eq_ignore_ascii_case("bearer") || name.eq_ignore_ascii_case("dpop");
+            if ours && found.is_none() {
                 found = Some(BearerChallenge::default());
                 in_bearer = true;
             }
@@ -121,6 +125,10 @@ mod tests {
         assert_eq!(
             parse(r#"Basic realm="x", Bearer scope="s", DPoP algs="ES256""#),
             ch(None, Some("s"), None)
+        );
+        assert_eq!(
+            parse(r#"DPoP error="use_dpop_nonce", resource_metadata="https://h/m""#),
+            ch(Some("use_dpop_nonce"), None, Some("https://h/m"))
         );
         assert_eq!(parse("Bearer"), ch(None, None, None));
         assert_eq!(parse(r#"Basic realm="x""#), None);

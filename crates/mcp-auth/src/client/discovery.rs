@@ -32,6 +32,9 @@ pub struct AuthorizationServerMetadata {
     pub client_id_metadata_document_supported: bool,
     /// `authorization_response_iss_parameter_supported` (RFC 9207).
     pub authorization_response_iss_parameter_supported: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the server takes DPoP proofs
+    /// signed with these algorithms.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
     /// True when there was no metadata document and these are the 2025-03-26 default
     /// endpoints (`/authorize`, `/token`, `/register` at the MCP server's origin).
     pub defaults: bool,
@@ -62,6 +65,9 @@ impl AuthorizationServerMetadata {
             authorization_response_iss_parameter_supported: flag(
                 "authorization_response_iss_parameter_supported",
             ),
+            dpop_signing_alg_values_supported: string_list(
+                json.get("dpop_signing_alg_values_supported"),
+            ),
             defaults: false,
         })
     }
@@ -80,6 +86,7 @@ impl AuthorizationServerMetadata {
             code_challenge_methods_supported: Some(vec!["S256".to_owned()]),
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,
+            dpop_signing_alg_values_supported: None,
             defaults: true,
         }
     }

@@ -26,6 +26,8 @@ pub(crate) fn default_client() -> Result<reqwest::Client> {
 pub(crate) struct Body {
     pub(crate) status: u16,
     pub(crate) bytes: Vec<u8>,
+    /// The `DPoP-Nonce` header, if any (RFC 9449 §8).
+    pub(crate) dpop_nonce: Option<String>,
 }
 
 impl Body {
@@ -47,6 +49,11 @@ pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result
         .await
         .map_err(|e| Error::authorization_server(format!("{what}: request failed"), e))?;
     let status = response.status().as_u16();
+    let dpop_nonce = response
+        .headers()
+        .get("dpop-nonce")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let mut bytes = Vec::new();
     while let Some(chunk) = response
         .chunk()
@@ -60,7 +67,11 @@ pub(crate) async fn send(request: reqwest::RequestBuilder, what: &str) -> Result
         }
         bytes.extend_from_slice(&chunk);
     }
-    Ok(Body { status, bytes })
+    Ok(Body {
+        status,
+        bytes,
+        dpop_nonce,
+    })
 }
 
 /// `n` random bytes, base64url without padding.

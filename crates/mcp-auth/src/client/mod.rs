@@ -1,7 +1,9 @@
 //! The OAuth client side: discovery, client identity, the grants, token storage.
 
+mod assertion;
 mod challenge;
 mod discovery;
+mod dpop;
 mod http;
 mod store;
 mod user_agent;
@@ -11,14 +13,19 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use ::http::HeaderValue;
-use base64::Engine as _;
+use ::http::{HeaderMap, HeaderValue, Method};
 use serde_json::{Value, json};
 use url::Url;
 
+pub use assertion::{
+    AssertionFn, AssertionRequest, AssertionSource, IdJagExchange, StaticAssertion, assertion_fn,
+};
 pub use discovery::AuthorizationServerMetadata;
-pub use store::{BoxFuture, InMemoryTokenStore, StoredToken, TokenKey, TokenStore};
+pub use dpop::DpopKey;
+pub use store::{BoxFuture, InMemoryTokenStore, StoredToken, TokenKey, TokenStore, TokenType};
 pub use user_agent::{HeadlessUserAgent, LoopbackUserAgent, UserAgent};
+
+use self::assertion::{JWT_BEARER, basic, oauth_error};
 
 use self::discovery::Discovered;
 use self::http::{pkce, random_string, send};
@@ -103,6 +110,17 @@ impl fmt::Debug for ClientInfo {
 enum Grant {
     AuthorizationCode(Arc<dyn UserAgent>),
     ClientCredentials,
+    JwtBearer(Arc<dyn AssertionSource>),
+}
+
+impl Grant {
+    fn name(&self) -> &'static str {
+        match self {
+            Grant::AuthorizationCode(_) => "authorization code",
+            Grant::ClientCredentials => "client credentials",
+            Grant::JwtBearer(_) => "JWT bearer",
+        }
+    }
 }
 
 /// An OAuth 2.1 client for one MCP server, as MCP authorization (2025-11-25, with the
@@ -114,11 +132,17 @@ enum Grant {
 /// metadata (RFC 9728) and the authorization server's metadata (RFC 8414 / OpenID Connect
 /// Discovery), obtains a client identity (pre-registered, a Client ID Metadata Document, or
 /// dynamic registration), runs the grant (authorization code with PKCE S256 through a
-/// [`UserAgent`], or client credentials) with the `resource` indicator (RFC 8707), and stores
-/// the token in its [`TokenStore`]. [`authorization_header`](Self::authorization_header)
-/// then gives the `Authorization: Bearer` value for each request, refreshing the access token
-/// when it is about to expire. A 403 `insufficient_scope` challenge triggers step-up
-/// authorization with the union of the scopes.
+/// [`UserAgent`], client credentials, or a JWT bearer grant with an assertion from an
+/// [`AssertionSource`]) with the `resource` indicator (RFC 8707), and stores the token in its
+/// [`TokenStore`]. [`authorization_header`](Self::authorization_header) then gives the
+/// `Authorization: Bearer` value for each request, refreshing the access token when it is
+/// about to expire. A 403 `insufficient_scope` challenge triggers step-up authorization with
+/// the union of the scopes.
+///
+/// With a [`DpopKey`] ([`OAuthClientBuilder::dpop`]) and an authorization server taking
+/// ES256 DPoP proofs, tokens are bound to the key (RFC 9449): use
+/// [`request_headers`](Self::request_headers), which adds the per-request `DPoP` proof, and
+/// report `DPoP-Nonce` headers with [`dpop_nonce`](Self::dpop_nonce).
 ///
 /// It is cheap to clone (clones share their state); flows are serialized, so concurrent
 /// requests that all get a 401 cause one authorization.
@@ -172,6 +196,10 @@ struct Inner {
     client_secret: Option<String>,
     auth_method: Option<TokenEndpointAuthMethod>,
     signing_key: Option<SigningKey>,
+    dpop: Option<DpopKey>,
+    /// The `DPoP-Nonce` of each server, outside `state` so that recording one never waits
+    /// for a flow.
+    nonces: dpop::Nonces,
     metadata_document_url: Option<String>,
     client_name: String,
     scopes: Option<Vec<String>>,
@@ -217,6 +245,9 @@ struct Session {
     client: ClientInfo,
     /// The scopes last requested (`None`: the `scope` parameter was omitted).
     scopes: Option<Vec<String>>,
+    /// Whether tokens are requested bound to the DPoP key (the client has one and the
+    /// authorization server takes its proofs).
+    dpop: bool,
 }
 
 impl OAuthClient {
@@ -230,6 +261,7 @@ impl OAuthClient {
             client_secret: None,
             auth_method: None,
             signing_key: None,
+            dpop: None,
             metadata_document_url: None,
             client_name: "mcp-auth".to_owned(),
             scopes: None,
@@ -266,7 +298,74 @@ impl OAuthClient {
     /// refresh token (whose rotation is followed) or, for client credentials, a new grant; if
     /// that fails the token is forgotten and `None` returned, so that the server's 401 starts
     /// a new authorization. Waits while a flow runs.
+    ///
+    /// A token bound to the DPoP key cannot be presented by this header alone: that is an
+    /// [`Error::Config`]; use [`request_headers`](Self::request_headers).
     pub async fn authorization_header(&self) -> Result<Option<HeaderValue>> {
+        match self.current_token().await? {
+            None => Ok(None),
+            Some(token) if token.token_type == TokenType::Dpop => Err(Error::Config(
+                "the access token is bound to the DPoP key: use `request_headers`, which adds \
+                 the DPoP proof"
+                    .into(),
+            )),
+            Some(token) => sensitive(format!("Bearer {}", token.access_token)).map(Some),
+        }
+    }
+
+    /// The authorization headers of a request with `method` to `url` (the MCP endpoint):
+    /// `Authorization: Bearer <token>`, or for a token bound to the DPoP key
+    /// `Authorization: DPoP <token>` and a fresh `DPoP` proof for this method and URL, with
+    /// the server's last nonce (RFC 9449 §7.1, §9). Empty before the first authorization.
+    /// Renews an expiring token as [`authorization_header`](Self::authorization_header) does.
+    pub async fn request_headers(&self, method: &Method, url: &Url) -> Result<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        let Some(token) = self.current_token().await? else {
+            return Ok(headers);
+        };
+        match (token.token_type, &self.inner.dpop) {
+            (TokenType::Dpop, Some(key)) => {
+                let nonce = self.inner.nonces.get(url);
+                let proof = key.proof(
+                    method.as_str(),
+                    url,
+                    Some(&token.access_token),
+                    nonce.as_deref(),
+                )?;
+                headers.insert(
+                    ::http::header::AUTHORIZATION,
+                    sensitive(format!("DPoP {}", token.access_token))?,
+                );
+                headers.insert("dpop", sensitive(proof)?);
+            }
+            (TokenType::Dpop, None) => {
+                return Err(Error::Config(
+                    "the stored access token is DPoP-bound but the client has no DPoP key".into(),
+                ));
+            }
+            _ => {
+                headers.insert(
+                    ::http::header::AUTHORIZATION,
+                    sensitive(format!("Bearer {}", token.access_token))?,
+                );
+            }
+        }
+        Ok(headers)
+    }
+
+    /// Records a `DPoP-Nonce` header that the server at `url` sent (RFC 9449 §9): the next
+    /// proofs for that server carry it. Call it for every response that has one, and before
+    /// [`handle_challenge`](Self::handle_challenge) for a `use_dpop_nonce` refusal. An
+    /// unparsable `url` is ignored.
+    pub fn dpop_nonce(&self, url: &str, nonce: &str) {
+        if let Ok(url) = Url::parse(url) {
+            self.inner.nonces.set(&url, nonce);
+        }
+    }
+
+    /// The access token to present, renewed first if it is about to expire (`None` if there
+    /// is none, or renewal failed and it was forgotten).
+    async fn current_token(&self) -> Result<Option<StoredToken>> {
         let mut state = self.inner.state.lock().await;
         let Some(session) = state.session.as_mut() else {
             return Ok(None);
@@ -274,19 +373,17 @@ impl OAuthClient {
         let Some(token) = self.inner.store.load(&session.key).await? else {
             return Ok(None);
         };
-        let token = if token.expires_within(EXPIRY_MARGIN) {
-            match self.renew(session, &token).await {
-                Ok(token) => token,
-                Err(error) => {
-                    tracing::debug!(%error, "cannot renew the access token");
-                    self.inner.store.remove(&session.key).await?;
-                    return Ok(None);
-                }
+        if !token.expires_within(EXPIRY_MARGIN) {
+            return Ok(Some(token));
+        }
+        match self.renew(session, &token).await {
+            Ok(token) => Ok(Some(token)),
+            Err(error) => {
+                tracing::debug!(%error, "cannot renew the access token");
+                self.inner.store.remove(&session.key).await?;
+                Ok(None)
             }
-        } else {
-            token
-        };
-        bearer(&token.access_token).map(Some)
+        }
     }
 
     /// Acts on a response from the MCP server: call it with the status and the
@@ -297,6 +394,9 @@ impl OAuthClient {
     ///   the protected resource's `scopes_supported`, else no `scope`. [`Retry::Yes`].
     /// - 403 with `error="insufficient_scope"`: step-up, a new grant for the union of the
     ///   scopes held and those of the challenge. [`Retry::Yes`].
+    /// - 401 with `error="use_dpop_nonce"` (a `DPoP` challenge): the server wants its nonce
+    ///   in the proof. [`Retry::Yes`] if [`dpop_nonce`](Self::dpop_nonce) recorded one for the
+    ///   server, else [`Error::Rejected`]. The token is kept.
     /// - anything else: [`Retry::No`], and the attempt counter is reset.
     ///
     /// Challenges are consecutive while each arrives within the challenge window (60 s by
@@ -323,6 +423,19 @@ impl OAuthClient {
         if state.attempts > self.inner.max_attempts {
             state.attempts = 0;
             return Err(Error::RetryLimit(self.inner.max_attempts));
+        }
+        if status == 401 && challenge.error.as_deref() == Some("use_dpop_nonce") {
+            let known = Url::parse(&self.inner.server_url)
+                .ok()
+                .and_then(|url| self.inner.nonces.get(&url));
+            return match (&self.inner.dpop, known) {
+                (Some(_), Some(_)) => Ok(Retry::Yes),
+                _ => Err(Error::Rejected(
+                    "the server asks for a DPoP nonce (use_dpop_nonce) but none was recorded \
+                     (`dpop_nonce`)"
+                        .into(),
+                )),
+            };
         }
         let challenge_scopes = challenge
             .scope
@@ -382,6 +495,7 @@ impl OAuthClient {
             .clone()
             .or(challenge_scopes)
             .or_else(|| discovered.resource_scopes.clone().filter(|s| !s.is_empty()));
+        let dpop = self.dpop_supported(&discovered.metadata);
         let session = Session {
             key: TokenKey {
                 issuer,
@@ -390,6 +504,7 @@ impl OAuthClient {
             discovered,
             client,
             scopes,
+            dpop,
         };
         state.session = Some(self.obtain(session).await?);
         Ok(Retry::Yes)
@@ -402,9 +517,21 @@ impl OAuthClient {
                 self.authorization_code(&session, agent.as_ref()).await?
             }
             Grant::ClientCredentials => self.client_credentials(&session).await?,
+            Grant::JwtBearer(source) => self.jwt_bearer(&session, source.as_ref()).await?,
         };
         self.inner.store.save(&session.key, token).await?;
         Ok(session)
+    }
+
+    /// Whether to bind tokens from the authorization server of `metadata` to the DPoP key:
+    /// there is a key, and the server lists its algorithm.
+    fn dpop_supported(&self, metadata: &AuthorizationServerMetadata) -> bool {
+        self.inner.dpop.as_ref().is_some_and(|key| {
+            metadata
+                .dpop_signing_alg_values_supported
+                .as_ref()
+                .is_some_and(|algs| algs.iter().any(|a| a == key.algorithm()))
+        })
     }
 
     /// A new access token for an expired one: refresh, or client credentials again.
@@ -424,6 +551,7 @@ impl OAuthClient {
                 new
             }
             (None, Grant::ClientCredentials) => self.client_credentials(session).await?,
+            (None, Grant::JwtBearer(source)) => self.jwt_bearer(session, source.as_ref()).await?,
             (None, Grant::AuthorizationCode(_)) => {
                 return Err(Error::Unsupported("no refresh token".into()));
             }
@@ -435,6 +563,34 @@ impl OAuthClient {
     async fn client_credentials(&self, session: &Session) -> Result<StoredToken> {
         let mut form = vec![
             ("grant_type", "client_credentials".to_owned()),
+            ("resource", session.key.resource.clone()),
+        ];
+        if let Some(scopes) = &session.scopes {
+            form.push(("scope", scopes.join(" ")));
+        }
+        let requested = session.scopes.clone().unwrap_or_default();
+        self.token_request(session, form, &requested).await
+    }
+
+    /// The JWT bearer grant (RFC 7523 §2.1) with an assertion from `source`.
+    async fn jwt_bearer(
+        &self,
+        session: &Session,
+        source: &dyn AssertionSource,
+    ) -> Result<StoredToken> {
+        let metadata = &session.discovered.metadata;
+        let assertion = source
+            .assertion(AssertionRequest {
+                issuer: metadata.issuer.clone(),
+                token_endpoint: metadata.token_endpoint.clone(),
+                resource: session.key.resource.clone(),
+                scopes: session.scopes.clone(),
+                http: self.inner.http.clone(),
+            })
+            .await?;
+        let mut form = vec![
+            ("grant_type", JWT_BEARER.to_owned()),
+            ("assertion", assertion),
             ("resource", session.key.resource.clone()),
         ];
         if let Some(scopes) = &session.scopes {
@@ -484,6 +640,10 @@ impl OAuthClient {
             if let Some(scopes) = &session.scopes {
                 query.append_pair("scope", &scopes.join(" "));
             }
+            if let (true, Some(key)) = (session.dpop, &self.inner.dpop) {
+                // RFC 9449 §10: bind the authorization code to the key as well.
+                query.append_pair("dpop_jkt", key.thumbprint());
+            }
         }
         let redirect = agent.authorize(&url).await?;
         let params: HashMap<String, String> = redirect.query_pairs().into_owned().collect();
@@ -529,27 +689,117 @@ impl OAuthClient {
         self.token_request(session, form, &requested).await
     }
 
-    /// POSTs `form` to the token endpoint with client authentication and reads the token.
+    /// POSTs `form` to the token endpoint with client authentication (and a DPoP proof when
+    /// the session binds tokens to the key) and reads the token. A `use_dpop_nonce` refusal
+    /// that supplies a new nonce is retried once with it (RFC 9449 §8).
     async fn token_request(
         &self,
         session: &Session,
-        mut form: Vec<(&'static str, String)>,
+        form: Vec<(&'static str, String)>,
         requested: &[String],
     ) -> Result<StoredToken> {
         let metadata = &session.discovered.metadata;
+        let dpop = match (session.dpop, &self.inner.dpop) {
+            (true, Some(key)) => {
+                let url = Url::parse(&metadata.token_endpoint).map_err(|e| {
+                    Error::Rejected(format!("token endpoint `{}`: {e}", metadata.token_endpoint))
+                })?;
+                Some((key, url))
+            }
+            _ => None,
+        };
+        let mut nonce_retried = false;
+        let (response, json) = loop {
+            let mut request = self.inner.http.post(&metadata.token_endpoint);
+            let mut form = form.clone();
+            if let Some(basic) = self.authenticate(session, &mut form)? {
+                request = request.header(::http::header::AUTHORIZATION, basic);
+            }
+            if let Some((key, url)) = &dpop {
+                let nonce = self.inner.nonces.get(url);
+                request = request.header("dpop", key.proof("POST", url, None, nonce.as_deref())?);
+            }
+            let body = url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(&form)
+                .finish();
+            let response = send(
+                request
+                    .header(
+                        ::http::header::CONTENT_TYPE,
+                        "application/x-www-form-urlencoded",
+                    )
+                    .body(body),
+                "token request",
+            )
+            .await?;
+            let fresh_nonce = match (&dpop, &response.dpop_nonce) {
+                (Some((_, url)), Some(nonce)) => self.inner.nonces.set(url, nonce),
+                _ => false,
+            };
+            let json = response.json("token response");
+            if response.is_success() {
+                break (response, json?);
+            }
+            let json = json.ok();
+            let error = json
+                .as_ref()
+                .and_then(|j| j.get("error"))
+                .and_then(Value::as_str);
+            if error == Some("use_dpop_nonce") && fresh_nonce && !nonce_retried {
+                tracing::debug!("the authorization server wants a DPoP nonce; sending again");
+                nonce_retried = true;
+                continue;
+            }
+            return Err(oauth_error(json.as_ref(), "token request", response.status));
+        };
+        drop(response);
+        let access_token = json
+            .get("access_token")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| Error::authorization_server_msg("token response: no access_token"))?;
+        let token_type = json.get("token_type").and_then(Value::as_str).unwrap_or("");
+        let token_type = if token_type.eq_ignore_ascii_case("bearer") {
+            TokenType::Bearer
+        } else if token_type.eq_ignore_ascii_case("dpop") && dpop.is_some() {
+            TokenType::Dpop
+        } else {
+            return Err(Error::Unsupported(format!(
+                "token type `{token_type}` (Bearer, or DPoP when a proof was sent)"
+            )));
+        };
+        let scopes = match json.get("scope").and_then(Value::as_str) {
+            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+            None => requested.to_vec(),
+        };
+        Ok(StoredToken {
+            access_token: access_token.to_owned(),
+            token_type,
+            refresh_token: json
+                .get("refresh_token")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            expires_at: json
+                .get("expires_in")
+                .and_then(Value::as_u64)
+                .map(|s| SystemTime::now() + Duration::from_secs(s)),
+            scopes,
+        })
+    }
+
+    /// Adds the client authentication of `session` to a token request's form; the
+    /// `Authorization` header to send, for `client_secret_basic`.
+    fn authenticate(
+        &self,
+        session: &Session,
+        form: &mut Vec<(&'static str, String)>,
+    ) -> Result<Option<String>> {
         let client = &session.client;
-        let mut request = self.inner.http.post(&metadata.token_endpoint);
         match client.method {
             TokenEndpointAuthMethod::None => form.push(("client_id", client.client_id.clone())),
             TokenEndpointAuthMethod::ClientSecretBasic => {
-                // RFC 6749 §2.3.1: both form-urlencoded before Basic encoding.
-                let encode = |s: &str| {
-                    url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>()
-                };
                 let secret = client.secret.as_deref().unwrap_or_default();
-                let credentials = format!("{}:{}", encode(&client.client_id), encode(secret));
-                let basic = base64::engine::general_purpose::STANDARD.encode(credentials);
-                request = request.header(::http::header::AUTHORIZATION, format!("Basic {basic}"));
+                return Ok(Some(basic(&client.client_id, secret)));
             }
             TokenEndpointAuthMethod::ClientSecretPost => {
                 form.push(("client_id", client.client_id.clone()));
@@ -564,69 +814,7 @@ impl OAuthClient {
                 form.push(("client_assertion", self.client_assertion(session)?));
             }
         }
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(&form)
-            .finish();
-        let response = send(
-            request
-                .header(
-                    ::http::header::CONTENT_TYPE,
-                    "application/x-www-form-urlencoded",
-                )
-                .body(body),
-            "token request",
-        )
-        .await?;
-        let json = response.json("token response");
-        if !response.is_success() {
-            let json = json.ok();
-            let error = json
-                .as_ref()
-                .and_then(|j| j.get("error"))
-                .and_then(Value::as_str);
-            return Err(match error {
-                Some(error) => Error::OAuth {
-                    error: error.to_owned(),
-                    description: json
-                        .as_ref()
-                        .and_then(|j| j.get("error_description"))
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                },
-                None => Error::authorization_server_msg(format!(
-                    "token request: HTTP status {}",
-                    response.status
-                )),
-            });
-        }
-        let json = json?;
-        let access_token = json
-            .get("access_token")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| Error::authorization_server_msg("token response: no access_token"))?;
-        let token_type = json.get("token_type").and_then(Value::as_str).unwrap_or("");
-        if !token_type.eq_ignore_ascii_case("bearer") {
-            return Err(Error::Unsupported(format!(
-                "token type `{token_type}` (only Bearer is supported)"
-            )));
-        }
-        let scopes = match json.get("scope").and_then(Value::as_str) {
-            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
-            None => requested.to_vec(),
-        };
-        Ok(StoredToken {
-            access_token: access_token.to_owned(),
-            refresh_token: json
-                .get("refresh_token")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            expires_at: json
-                .get("expires_in")
-                .and_then(Value::as_u64)
-                .map(|s| SystemTime::now() + Duration::from_secs(s)),
-            scopes,
-        })
+        Ok(None)
     }
 
     /// The `private_key_jwt` assertion (RFC 7523 §3): `iss` = `sub` = client id, `aud` = the
@@ -684,9 +872,10 @@ impl OAuthClient {
             });
         }
         let Grant::AuthorizationCode(agent) = &inner.grant else {
-            return Err(Error::Config(
-                "the client credentials grant needs a pre-registered client id".into(),
-            ));
+            return Err(Error::Config(format!(
+                "the {} grant needs a pre-registered client id",
+                inner.grant.name()
+            )));
         };
         if let Some(url) = &inner.metadata_document_url
             && metadata.client_id_metadata_document_supported
@@ -787,8 +976,9 @@ impl OAuthClient {
     }
 }
 
-fn bearer(token: &str) -> Result<HeaderValue> {
-    let mut value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+/// A header value holding a token or proof: marked sensitive (kept out of logs and HPACK).
+fn sensitive(value: String) -> Result<HeaderValue> {
+    let mut value = HeaderValue::try_from(value).map_err(|_| {
         Error::authorization_server_msg("the access token is not a valid header value")
     })?;
     value.set_sensitive(true);
@@ -804,6 +994,7 @@ pub struct OAuthClientBuilder {
     client_secret: Option<String>,
     auth_method: Option<TokenEndpointAuthMethod>,
     signing_key: Option<SigningKey>,
+    dpop: Option<DpopKey>,
     metadata_document_url: Option<String>,
     client_name: String,
     scopes: Option<Vec<String>>,
@@ -852,6 +1043,25 @@ impl OAuthClientBuilder {
     /// (`client_secret_post` if the server only advertises that).
     pub fn token_endpoint_auth_method(mut self, method: TokenEndpointAuthMethod) -> Self {
         self.auth_method = Some(method);
+        self
+    }
+
+    /// Uses the JWT bearer grant (RFC 7523 §2.1) with assertions from `source`: a workload
+    /// identity token ([`StaticAssertion`], [`assertion_fn`]: workload identity federation),
+    /// or an ID-JAG from the enterprise identity provider ([`IdJagExchange`]:
+    /// enterprise-managed authorization). Needs a pre-registered
+    /// [`client_id`](Self::client_id) (with a secret or key if the server authenticates
+    /// clients). A refused grant is an error, never retried with another grant type.
+    pub fn jwt_bearer(mut self, source: impl AssertionSource) -> Self {
+        self.grant = Some(Grant::JwtBearer(Arc::new(source)));
+        self
+    }
+
+    /// Binds tokens to `key` with DPoP (RFC 9449) at authorization servers that list ES256 in
+    /// `dpop_signing_alg_values_supported` (elsewhere tokens stay bearer tokens). Present
+    /// them with [`OAuthClient::request_headers`].
+    pub fn dpop(mut self, key: DpopKey) -> Self {
+        self.dpop = Some(key);
         self
     }
 
@@ -925,12 +1135,16 @@ impl OAuthClientBuilder {
     pub fn build(self) -> Result<OAuthClient> {
         let server_url = discovery::canonical_resource(&self.server_url)?;
         let grant = self.grant.ok_or_else(|| {
-            Error::Config("choose a grant: `user_agent(...)` or `client_credentials()`".into())
+            Error::Config(
+                "choose a grant: `user_agent(...)`, `client_credentials()` or `jwt_bearer(...)`"
+                    .into(),
+            )
         })?;
-        if matches!(grant, Grant::ClientCredentials) && self.client_id.is_none() {
-            return Err(Error::Config(
-                "the client credentials grant needs a client id".into(),
-            ));
+        if !matches!(grant, Grant::AuthorizationCode(_)) && self.client_id.is_none() {
+            return Err(Error::Config(format!(
+                "the {} grant needs a client id",
+                grant.name()
+            )));
         }
         Ok(OAuthClient {
             inner: Arc::new(Inner {
@@ -944,6 +1158,8 @@ impl OAuthClientBuilder {
                 client_secret: self.client_secret,
                 auth_method: self.auth_method,
                 signing_key: self.signing_key,
+                dpop: self.dpop,
+                nonces: dpop::Nonces::default(),
                 metadata_document_url: self.metadata_document_url,
                 client_name: self.client_name,
                 scopes: self.scopes,

@@ -23,12 +23,26 @@ pub struct TokenKey {
     pub resource: String,
 }
 
+/// How an access token is presented (the token response's `token_type`).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum TokenType {
+    /// `Authorization: Bearer <token>` (RFC 6750).
+    #[default]
+    Bearer,
+    /// Bound to the client's [`DpopKey`](crate::DpopKey): `Authorization: DPoP <token>` with a
+    /// `DPoP` proof on every request (RFC 9449 §7.1).
+    Dpop,
+}
+
 /// Tokens obtained from an authorization server. `Debug` does not show the tokens.
 #[non_exhaustive]
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoredToken {
-    /// The access token, sent as `Authorization: Bearer`.
+    /// The access token.
     pub access_token: String,
+    /// How it is presented: as a bearer token, or bound to the DPoP key.
+    pub token_type: TokenType,
     /// The refresh token, if one was issued (replaced when the server rotates it).
     pub refresh_token: Option<String>,
     /// When the access token expires, if the server said (`expires_in`).
@@ -42,6 +56,7 @@ impl StoredToken {
     pub fn new(access_token: impl Into<String>) -> Self {
         Self {
             access_token: access_token.into(),
+            token_type: TokenType::Bearer,
             refresh_token: None,
             expires_at: None,
             scopes: Vec::new(),
@@ -59,6 +74,7 @@ impl fmt::Debug for StoredToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoredToken")
             .field("access_token", &"<redacted>")
+            .field("token_type", &self.token_type)
             .field(
                 "refresh_token",
                 &self.refresh_token.as_ref().map(|_| "<redacted>"),

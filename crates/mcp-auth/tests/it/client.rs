@@ -7,9 +7,9 @@ use anyhow::{Context as _, Result, bail, ensure};
 use axum::Router;
 use axum::routing::{get, post, put};
 use mcp_auth::{
-    Error, HeadlessUserAgent, InMemoryTokenStore, JwtValidator, LoopbackUserAgent, OAuthClient,
-    OAuthClientBuilder, ResourceServer, Retry, TokenEndpointAuthMethod, TokenKey, TokenStore,
-    UserAgent,
+    AssertionRequest, DpopKey, Error, HeadlessUserAgent, InMemoryTokenStore, JwtValidator,
+    LoopbackUserAgent, OAuthClient, OAuthClientBuilder, ResourceServer, Retry,
+    TokenEndpointAuthMethod, TokenKey, TokenStore, TokenType, UserAgent, assertion_fn,
 };
 use serde_json::{Value, json};
 
@@ -409,5 +409,181 @@ async fn client_credentials_with_private_key_jwt() -> Result<()> {
         .build()?;
     assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
     assert_eq!(claims(&bearer(&oauth).await?)?["client_id"], client_id);
+    Ok(())
+}
+
+/// The challenge of the resource server's 401 to a request without a token.
+async fn first_challenge(resource: &str) -> Result<String> {
+    let response = reqwest::Client::new().post(resource).send().await?;
+    ensure!(
+        response.status() == 401,
+        "expected 401, got {}",
+        response.status()
+    );
+    Ok(response
+        .headers()
+        .get("www-authenticate")
+        .context("no WWW-Authenticate")?
+        .to_str()?
+        .to_owned())
+}
+
+#[tokio::test]
+async fn dpop_binds_tokens_to_the_key_through_the_nonce_challenge_and_refresh() -> Result<()> {
+    let (_auth, resource) = setup().await?;
+    let key = DpopKey::generate()?;
+    let store = Arc::new(InMemoryTokenStore::new());
+    // `mcp-test-short`: 1 s access tokens, so that refreshes are exercised too.
+    let oauth = headless(&resource)?
+        .client_name("mcp-test-short")
+        .dpop(key.clone())
+        .token_store(store.clone())
+        .build()?;
+    // The provider refuses the first proof (`use_dpop_nonce`); the client retries with the
+    // nonce and gets a token bound to the key.
+    let challenge = first_challenge(&resource).await?;
+    assert_eq!(oauth.handle_challenge(401, &challenge).await?, Retry::Yes);
+    let metadata = oauth.authorization_server().await.context("discovered")?;
+    assert!(
+        metadata
+            .dpop_signing_alg_values_supported
+            .as_ref()
+            .is_some_and(|algs| algs.iter().any(|a| a == "ES256"))
+    );
+    let token_key = oauth.token_key().await.context("key")?;
+    let first = store.load(&token_key).await?.context("token")?;
+    assert_eq!(first.token_type, TokenType::Dpop);
+    assert_eq!(claims(&first.access_token)?["cnf"]["jkt"], key.thumbprint());
+    assert!(first.refresh_token.is_some());
+
+    // A DPoP token is never presented as a bearer token.
+    assert!(matches!(
+        oauth.authorization_header().await,
+        Err(Error::Config(_))
+    ));
+
+    // Each request gets `Authorization: DPoP` and its own proof; the resource server gave no
+    // nonce, and the authorization server's is not sent to another origin.
+    let url: url::Url = format!("{resource}?q=1").parse()?;
+    let check = |headers: &reqwest::header::HeaderMap, token: &str| -> Result<Value> {
+        ensure!(headers["authorization"].to_str()? == format!("DPoP {token}"));
+        ensure!(headers["authorization"].is_sensitive() && headers["dpop"].is_sensitive());
+        let proof = headers["dpop"].to_str()?;
+        let header = jsonwebtoken::decode_header(proof)?;
+        ensure!(header.typ.as_deref() == Some("dpop+jwt"));
+        let jwk = header.jwk.context("jwk")?;
+        ensure!(jwk.thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)? == key.thumbprint());
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.required_spec_claims.clear();
+        validation.validate_exp = false;
+        let claims = jsonwebtoken::decode::<Value>(
+            proof,
+            &jsonwebtoken::DecodingKey::from_jwk(&jwk)?,
+            &validation,
+        )?
+        .claims;
+        ensure!(claims["htm"] == "PUT" && claims["htu"] == json!(resource));
+        ensure!(claims.get("nonce").is_none(), "{claims}");
+        use base64::Engine as _;
+        let ath = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(
+            aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, token.as_bytes()),
+        );
+        ensure!(claims["ath"] == json!(ath));
+        Ok(claims)
+    };
+    // A 1 s token is within the 30 s renewal margin: presenting it refreshes it first, and
+    // the refresh carries a proof too, so the new token is bound to the key as well.
+    let headers = oauth.request_headers(&reqwest::Method::PUT, &url).await?;
+    let second = store.load(&token_key).await?.context("token")?;
+    assert_ne!(second.access_token, first.access_token);
+    assert_eq!(second.token_type, TokenType::Dpop);
+    assert_eq!(
+        claims(&second.access_token)?["cnf"]["jkt"],
+        key.thumbprint()
+    );
+    let one = check(&headers, &second.access_token)?;
+    let headers = oauth.request_headers(&reqwest::Method::PUT, &url).await?;
+    let third = store.load(&token_key).await?.context("token")?;
+    let two = check(&headers, &third.access_token)?;
+    assert_ne!(one["jti"], two["jti"]);
+
+    // The resource server asks for its nonce: without one recorded that is an error; once
+    // recorded, the request is retried with it in the proof, and the token is kept.
+    let use_nonce = r#"DPoP error="use_dpop_nonce", error_description="nonce required""#;
+    assert!(matches!(
+        oauth.handle_challenge(401, use_nonce).await,
+        Err(Error::Rejected(_))
+    ));
+    oauth.dpop_nonce(&resource, "rs-nonce-1");
+    assert_eq!(oauth.handle_challenge(401, use_nonce).await?, Retry::Yes);
+    let headers = oauth.request_headers(&reqwest::Method::PUT, &url).await?;
+    let proof = headers["dpop"].to_str()?;
+    let payload = claims(proof)?;
+    assert_eq!(payload["nonce"], "rs-nonce-1");
+    assert!(store.load(&token_key).await?.is_some(), "the token is kept");
+    Ok(())
+}
+
+#[tokio::test]
+async fn without_a_dpop_key_tokens_stay_bearer_tokens() -> Result<()> {
+    let (_auth, resource) = setup().await?;
+    let oauth = headless(&resource)?.build()?;
+    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+    let url: url::Url = resource.parse()?;
+    let headers = oauth.request_headers(&reqwest::Method::POST, &url).await?;
+    assert_eq!(
+        headers["authorization"].to_str()?,
+        format!("Bearer {}", bearer(&oauth).await?)
+    );
+    assert!(headers.get("dpop").is_none());
+    assert!(claims(&bearer(&oauth).await?)?.get("cnf").is_none());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_refused_jwt_bearer_grant_is_the_servers_error_and_is_not_retried() -> Result<()> {
+    let (auth, resource) = setup().await?;
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = Arc::new(std::sync::Mutex::new(None::<AssertionRequest>));
+    let source = {
+        let (calls, seen) = (calls.clone(), seen.clone());
+        assertion_fn(move |request: AssertionRequest| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            *seen.lock().unwrap() = Some(request);
+            async { Ok("eyJhbGciOiJub25lIn0.e30.".to_owned()) }
+        })
+    };
+    let oauth = OAuthClient::builder(&resource)
+        .client_id(CLIENT)
+        .client_secret(SECRET)
+        .jwt_bearer(source)
+        .build()?;
+    let challenge = first_challenge(&resource).await?;
+    // oidc-provider has no JWT bearer grant: its refusal comes back as it is.
+    match oauth.handle_challenge(401, &challenge).await {
+        Err(Error::OAuth { error, .. }) => ensure!(
+            [
+                "unsupported_grant_type",
+                "unauthorized_client",
+                "invalid_grant"
+            ]
+            .contains(&error.as_str()),
+            "{error}"
+        ),
+        other => bail!("expected the server's OAuth error, got {other:?}"),
+    }
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let request = seen.lock().unwrap().clone().context("asked")?;
+    assert_eq!(request.issuer, auth.issuer);
+    assert_eq!(request.resource, resource);
+    assert!(request.token_endpoint.starts_with(&auth.issuer));
+    assert_eq!(request.scopes, Some(vec!["mcp:read".to_owned()]));
+    assert!(oauth.authorization_header().await?.is_none());
+
+    // And the grant needs a client id.
+    let anonymous = OAuthClient::builder(&resource)
+        .jwt_bearer(mcp_auth::StaticAssertion::new("x"))
+        .build();
+    assert!(matches!(anonymous, Err(Error::Config(_))));
     Ok(())
 }
