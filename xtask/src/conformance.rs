@@ -13,8 +13,9 @@
 //!    client scenarios `initialize`, `tools_call`, `sse-retry` and
 //!    `elicitation-sep1034-client-defaults` against `everything-client`, then its
 //!    authorization scenarios ([`AUTH_CLIENT_SCENARIOS`]: those 2025-11-25 requires, the
-//!    2025-03-26 back-compat ones, those 2026-07-28 adds, and the client-credentials
-//!    extension), one suite run each (the client command takes one `--scenario`; each run
+//!    2025-03-26 back-compat ones, those 2026-07-28 adds, and the extensions: client
+//!    credentials, enterprise-managed authorization, DPoP and workload identity federation),
+//!    one suite run each (the client command takes one `--scenario`; each run
 //!    starts its own mock servers and takes about a second).
 //!
 //! A leg fails if the suite exits non-zero or its summary marks a scenario `✗` (the
@@ -54,9 +55,7 @@ const CLIENT_SCENARIOS: &[&str] = &[
     "elicitation-sep1034-client-defaults",
 ];
 
-/// The `auth/*` client scenarios `everything-client` passes. Not run: `enterprise-managed-
-/// authorization`, `dpop`, `dpop-nonce` and `wif-jwt-bearer` (extensions mcp-auth does not
-/// implement).
+/// The `auth/*` client scenarios: every one the suite has.
 const AUTH_CLIENT_SCENARIOS: &[&str] = &[
     // Required by 2025-11-25.
     "auth/metadata-default",
@@ -88,9 +87,14 @@ const AUTH_CLIENT_SCENARIOS: &[&str] = &[
     "auth/iss-unexpected",
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
-    // The client-credentials extension.
+    // The extensions: client credentials, enterprise-managed authorization (ID-JAG), DPoP,
+    // workload identity federation.
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
 ];
 
 /// `cargo xtask conformance`: setup, build, then the legs in a private network namespace.

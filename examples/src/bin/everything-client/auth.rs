@@ -4,9 +4,12 @@
 
 use anyhow::{Context as _, bail};
 use futures::FutureExt as _;
-use mcp_auth::{HeadlessUserAgent, OAuthClient, Retry};
+use futures::future::BoxFuture;
+use http::Method;
+use http::header::{HeaderMap, HeaderValue};
+use mcp_auth::{DpopKey, HeadlessUserAgent, IdJagExchange, OAuthClient, Retry, StaticAssertion};
 use mcp_client::Client;
-use mcp_jsonrpc::{Config, Connection};
+use mcp_jsonrpc::{BoxError, Config, Connection};
 use mcp_transport_http::client::{AuthChallenge, AuthProvider, StreamableHttpClientTransport};
 use serde_json::{Value, json};
 
@@ -25,7 +28,7 @@ const STATELESS: &str = "2026-07-28";
 pub(crate) async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
     let oauth = oauth_client(scenario, url)?;
     let stateless = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").is_ok_and(|v| v == STATELESS);
-    let mut transport = StreamableHttpClientTransport::builder(url).auth(provider(oauth));
+    let mut transport = StreamableHttpClientTransport::builder(url).auth(OAuthProvider(oauth));
     if stateless {
         transport = transport
             .header("mcp-protocol-version", STATELESS)
@@ -41,9 +44,16 @@ pub(crate) async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
     }
 }
 
-/// The OAuth client for `scenario`: client credentials for `auth/client-credentials-*`,
-/// otherwise the authorization code grant through a headless user agent; a pre-registered
-/// identity (secret or private key) from `MCP_CONFORMANCE_CONTEXT` when it gives one.
+/// The OAuth client for `scenario`, with what `MCP_CONFORMANCE_CONTEXT` gives:
+/// - client credentials for `auth/client-credentials-*`;
+/// - a JWT bearer grant with an ID-JAG exchanged at the enterprise IdP when the context names
+///   one (`idp_token_endpoint`, `idp_id_token`: enterprise-managed authorization);
+/// - a JWT bearer grant with the workload identity token `valid_jwt` when given
+///   (workload identity federation);
+/// - otherwise the authorization code grant through a headless user agent, with a DPoP key
+///   (used where the authorization server takes DPoP proofs);
+///
+/// and a pre-registered identity (secret or private key) when the context gives one.
 fn oauth_client(scenario: &str, url: &str) -> anyhow::Result<OAuthClient> {
     let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
         Ok(s) => serde_json::from_str(&s).context("MCP_CONFORMANCE_CONTEXT is not JSON")?,
@@ -53,10 +63,21 @@ fn oauth_client(scenario: &str, url: &str) -> anyhow::Result<OAuthClient> {
     let mut builder = OAuthClient::builder(url).client_name("mcp-rust-sdk-everything-client");
     builder = if scenario.starts_with("auth/client-credentials") {
         builder.client_credentials()
+    } else if let (Some(endpoint), Some(id_token)) =
+        (field("idp_token_endpoint"), field("idp_id_token"))
+    {
+        let mut exchange = IdJagExchange::new(endpoint, id_token);
+        if let Some(id) = field("idp_client_id") {
+            exchange = exchange.client_id(id);
+        }
+        builder.jwt_bearer(exchange)
+    } else if let Some(jwt) = field("valid_jwt") {
+        builder.jwt_bearer(StaticAssertion::new(jwt))
     } else {
         builder
             .user_agent(HeadlessUserAgent::new(REDIRECT_URI)?)
             .client_metadata_document_url(CLIENT_METADATA_URL)
+            .dpop(DpopKey::generate()?)
     };
     if let Some(id) = field("client_id") {
         builder = builder.client_id(id);
@@ -94,26 +115,42 @@ fn pkcs8_der(pem: &str) -> anyhow::Result<Vec<u8>> {
         .context("private_key_pem is not PEM")
 }
 
-/// The glue: the transport asks the OAuth client for the header before each request and
-/// hands it every refusal.
-fn provider(oauth: OAuthClient) -> impl AuthProvider {
-    let header = oauth.clone();
-    mcp_transport_http::client::auth_provider_fn(
-        move || {
-            let oauth = header.clone();
-            async move { Ok(oauth.authorization_header().await?) }.boxed()
-        },
-        move |challenge: AuthChallenge| {
-            let oauth = oauth.clone();
-            async move {
-                let www_authenticate = challenge.www_authenticate().join(", ");
-                let status = challenge.status().as_u16();
-                let retry = oauth.handle_challenge(status, &www_authenticate).await?;
-                Ok(retry == Retry::Yes)
+/// The glue: the transport asks the OAuth client for the headers of each request (a bearer
+/// token, or a DPoP-bound one with its proof) and hands it every refusal, with the server's
+/// DPoP nonce if it sent one.
+struct OAuthProvider(OAuthClient);
+
+impl AuthProvider for OAuthProvider {
+    fn authorization(&self) -> BoxFuture<'static, Result<Option<HeaderValue>, BoxError>> {
+        let oauth = self.0.clone();
+        async move { Ok(oauth.authorization_header().await?) }.boxed()
+    }
+
+    fn request_headers(
+        &self,
+        method: &Method,
+        url: &url::Url,
+    ) -> BoxFuture<'static, Result<HeaderMap, BoxError>> {
+        let (oauth, method, url) = (self.0.clone(), method.clone(), url.clone());
+        async move { Ok(oauth.request_headers(&method, &url).await?) }.boxed()
+    }
+
+    fn on_unauthorized(
+        &self,
+        challenge: AuthChallenge,
+    ) -> BoxFuture<'static, Result<bool, BoxError>> {
+        let oauth = self.0.clone();
+        async move {
+            if let Some(nonce) = challenge.dpop_nonce() {
+                oauth.dpop_nonce(challenge.url().as_str(), nonce);
             }
-            .boxed()
-        },
-    )
+            let www_authenticate = challenge.www_authenticate().join(", ");
+            let status = challenge.status().as_u16();
+            let retry = oauth.handle_challenge(status, &www_authenticate).await?;
+            Ok(retry == Retry::Yes)
+        }
+        .boxed()
+    }
 }
 
 /// Stateful wire: initialize, list the tools, call the first one.
