@@ -1066,7 +1066,8 @@ impl OAuthClientBuilder {
     }
 
     /// The pre-registered client's private key for `private_key_jwt` (its public key is
-    /// registered with the authorization server), with the JWS algorithm and key id.
+    /// registered with the authorization server), with the JWS algorithm and key id. From a
+    /// PEM file: `jsonwebtoken::EncodingKey::from_ec_pem` (or `from_rsa_pem`, `from_ed_pem`).
     pub fn private_key_jwt(
         mut self,
         key: jsonwebtoken::EncodingKey,

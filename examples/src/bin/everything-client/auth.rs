@@ -91,28 +91,16 @@ fn oauth_client(scenario: &str, url: &str) -> anyhow::Result<OAuthClient> {
             .unwrap_or("ES256")
             .parse()
             .context("unknown signing_algorithm")?;
-        let der = pkcs8_der(pem)?;
+        let pem = pem.as_bytes();
         let key = match alg {
-            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_der(&der),
-            Algorithm::EdDSA => EncodingKey::from_ed_der(&der),
-            _ => EncodingKey::from_rsa_der(&der),
-        };
+            Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+            Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
+            _ => EncodingKey::from_rsa_pem(pem),
+        }
+        .context("private_key_pem is not a PEM private key")?;
         builder = builder.private_key_jwt(key, alg, None);
     }
     Ok(builder.build()?)
-}
-
-/// The DER of a `-----BEGIN PRIVATE KEY-----` PEM (PKCS#8).
-fn pkcs8_der(pem: &str) -> anyhow::Result<Vec<u8>> {
-    use base64::Engine as _;
-    let body: String = pem
-        .lines()
-        .filter(|l| !l.starts_with("-----"))
-        .flat_map(|l| l.trim().chars())
-        .collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(body)
-        .context("private_key_pem is not PEM")
 }
 
 /// The glue: the transport asks the OAuth client for the headers of each request (a bearer
