@@ -709,7 +709,7 @@ impl OAuthClient {
             _ => None,
         };
         let mut nonce_retried = false;
-        let (response, json) = loop {
+        let json = loop {
             let mut request = self.inner.http.post(&metadata.token_endpoint);
             let mut form = form.clone();
             if let Some(basic) = self.authenticate(session, &mut form)? {
@@ -738,7 +738,7 @@ impl OAuthClient {
             };
             let json = response.json("token response");
             if response.is_success() {
-                break (response, json?);
+                break json?;
             }
             let json = json.ok();
             let error = json
@@ -752,7 +752,6 @@ impl OAuthClient {
             }
             return Err(oauth_error(json.as_ref(), "token request", response.status));
         };
-        drop(response);
         let access_token = json
             .get("access_token")
             .and_then(Value::as_str)
@@ -931,23 +930,11 @@ impl OAuthClient {
         .await?;
         let json = response.json("client registration");
         if !response.is_success() {
-            let json = json.ok();
-            let field = |k: &str| {
-                json.as_ref()
-                    .and_then(|j| j.get(k))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            };
-            return Err(match field("error") {
-                Some(error) => Error::OAuth {
-                    error,
-                    description: field("error_description"),
-                },
-                None => Error::authorization_server_msg(format!(
-                    "client registration: HTTP status {}",
-                    response.status
-                )),
-            });
+            return Err(oauth_error(
+                json.ok().as_ref(),
+                "client registration",
+                response.status,
+            ));
         }
         let json = json?;
         let client_id = json
