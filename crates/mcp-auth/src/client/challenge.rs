@@ -7,6 +7,8 @@ pub(crate) struct BearerChallenge {
     pub(crate) error: Option<String>,
     pub(crate) scope: Option<String>,
     pub(crate) resource_metadata: Option<String>,
+    /// Whether the header offered the `DPoP` scheme (RFC 9449 §7.1), alone or beside `Bearer`.
+    pub(crate) dpop: bool,
 }
 
 /// Finds the first `Bearer` or `DPoP` challenge in a `WWW-Authenticate` value (which may list
@@ -46,10 +48,13 @@ pub(crate) fn parse(header: &str) -> Option<BearerChallenge> {
         } else {
             // A new challenge: `scheme [token68 | params]`.
             in_bearer = false;
-            let ours = name.eq_ignore_ascii_case("bearer") || name.eq_ignore_ascii_case("dpop");
-            if ours && found.is_none() {
+            let dpop = name.eq_ignore_ascii_case("dpop");
+            if (dpop || name.eq_ignore_ascii_case("bearer")) && found.is_none() {
                 found = Some(BearerChallenge::default());
                 in_bearer = true;
+            }
+            if let (true, Some(challenge)) = (dpop, found.as_mut()) {
+                challenge.dpop = true;
             }
         }
     }
@@ -109,7 +114,12 @@ mod tests {
             error: error.map(Into::into),
             scope: scope.map(Into::into),
             resource_metadata: rm.map(Into::into),
+            dpop: false,
         })
+    }
+
+    fn dpop(c: Option<BearerChallenge>) -> Option<BearerChallenge> {
+        c.map(|c| BearerChallenge { dpop: true, ..c })
     }
 
     #[test]
@@ -122,13 +132,14 @@ mod tests {
             parse(r#"bearer error=insufficient_scope, scope="a \"b\"", error_description="x, y""#),
             ch(Some("insufficient_scope"), Some("a \"b\""), None)
         );
+        // DPoP offered beside Bearer: the Bearer parameters, and the offer noted.
         assert_eq!(
             parse(r#"Basic realm="x", Bearer scope="s", DPoP algs="ES256""#),
-            ch(None, Some("s"), None)
+            dpop(ch(None, Some("s"), None))
         );
         assert_eq!(
             parse(r#"DPoP error="use_dpop_nonce", resource_metadata="https://h/m""#),
-            ch(Some("use_dpop_nonce"), None, Some("https://h/m"))
+            dpop(ch(Some("use_dpop_nonce"), None, Some("https://h/m")))
         );
         assert_eq!(parse("Bearer"), ch(None, None, None));
         assert_eq!(parse(r#"Basic realm="x""#), None);

@@ -99,6 +99,11 @@ pub(crate) struct Discovered {
     pub(crate) resource: String,
     /// `scopes_supported` of the protected resource metadata.
     pub(crate) resource_scopes: Option<Vec<String>>,
+    /// The JWS algorithms the resource takes in DPoP proofs (RFC 9728 §2
+    /// `dpop_signing_alg_values_supported`), if it says.
+    pub(crate) resource_dpop_algs: Option<Vec<String>>,
+    /// RFC 9728 §2 `dpop_bound_access_tokens_required`.
+    pub(crate) resource_dpop_required: bool,
     pub(crate) metadata: AuthorizationServerMetadata,
 }
 
@@ -209,6 +214,11 @@ pub(crate) async fn discover(
         return Ok(Discovered {
             resource: resource.to_owned(),
             resource_scopes: string_list(prm.get("scopes_supported")),
+            resource_dpop_algs: string_list(prm.get("dpop_signing_alg_values_supported")),
+            resource_dpop_required: prm
+                .get("dpop_bound_access_tokens_required")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             metadata,
         });
     }
@@ -228,6 +238,8 @@ pub(crate) async fn discover(
     Ok(Discovered {
         resource: server_url.to_owned(),
         resource_scopes: None,
+        resource_dpop_algs: None,
+        resource_dpop_required: false,
         metadata,
     })
 }

@@ -26,8 +26,8 @@ const ALGORITHM: &str = "ES256";
 /// possession of its tokens (RFC 9449).
 ///
 /// Give one to [`OAuthClientBuilder::dpop`](crate::OAuthClientBuilder::dpop): with an
-/// authorization server that lists `ES256` in `dpop_signing_alg_values_supported`, every token
-/// request carries a proof, the tokens issued are bound to this key, and each request to the
+/// authorization server that lists `ES256` in `dpop_signing_alg_values_supported` and an MCP
+/// server that takes DPoP tokens, every token request carries a proof, the tokens issued are bound to this key, and each request to the
 /// MCP server carries `Authorization: DPoP <token>` and a fresh `DPoP` proof for its method and
 /// URL. A stolen token is useless without the private key.
 ///

@@ -495,7 +495,7 @@ impl OAuthClient {
             .clone()
             .or(challenge_scopes)
             .or_else(|| discovered.resource_scopes.clone().filter(|s| !s.is_empty()));
-        let dpop = self.dpop_supported(&discovered.metadata);
+        let dpop = self.dpop_supported(&discovered, challenge.dpop);
         let session = Session {
             key: TokenKey {
                 issuer,
@@ -523,15 +523,22 @@ impl OAuthClient {
         Ok(session)
     }
 
-    /// Whether to bind tokens from the authorization server of `metadata` to the DPoP key:
-    /// there is a key, and the server lists its algorithm.
-    fn dpop_supported(&self, metadata: &AuthorizationServerMetadata) -> bool {
-        self.inner.dpop.as_ref().is_some_and(|key| {
-            metadata
-                .dpop_signing_alg_values_supported
-                .as_ref()
+    /// Whether to bind tokens to the DPoP key: there is a key, the authorization server lists
+    /// its algorithm, and the resource server takes DPoP tokens (its challenge offered the
+    /// `DPoP` scheme, or its metadata lists the algorithm or requires bound tokens). A server
+    /// that only speaks `Bearer` would refuse a bound token, so it gets bearer tokens.
+    fn dpop_supported(&self, discovered: &Discovered, challenge_offers_dpop: bool) -> bool {
+        let Some(key) = &self.inner.dpop else {
+            return false;
+        };
+        let lists = |algs: &Option<Vec<String>>| {
+            algs.as_ref()
                 .is_some_and(|algs| algs.iter().any(|a| a == key.algorithm()))
-        })
+        };
+        lists(&discovered.metadata.dpop_signing_alg_values_supported)
+            && (challenge_offers_dpop
+                || discovered.resource_dpop_required
+                || lists(&discovered.resource_dpop_algs))
     }
 
     /// A new access token for an expired one: refresh, or client credentials again.
@@ -1044,9 +1051,12 @@ impl OAuthClientBuilder {
         self
     }
 
-    /// Binds tokens to `key` with DPoP (RFC 9449) at authorization servers that list ES256 in
-    /// `dpop_signing_alg_values_supported` (elsewhere tokens stay bearer tokens). Present
-    /// them with [`OAuthClient::request_headers`].
+    /// Binds tokens to `key` with DPoP (RFC 9449) when the authorization server lists ES256 in
+    /// `dpop_signing_alg_values_supported` and the MCP server takes DPoP tokens (its 401
+    /// offers the `DPoP` scheme, or its protected resource metadata lists ES256 in
+    /// `dpop_signing_alg_values_supported` or sets `dpop_bound_access_tokens_required`);
+    /// otherwise tokens stay bearer tokens. Present them with
+    /// [`OAuthClient::request_headers`].
     pub fn dpop(mut self, key: DpopKey) -> Self {
         self.dpop = Some(key);
         self

@@ -440,8 +440,11 @@ async fn dpop_binds_tokens_to_the_key_through_the_nonce_challenge_and_refresh() 
         .token_store(store.clone())
         .build()?;
     // The provider refuses the first proof (`use_dpop_nonce`); the client retries with the
-    // nonce and gets a token bound to the key.
-    let challenge = first_challenge(&resource).await?;
+    // nonce and gets a token bound to the key. The challenge is our layer's with the `DPoP`
+    // scheme, as a DPoP-capable resource server sends it (the layer itself speaks Bearer only).
+    let challenge = first_challenge(&resource)
+        .await?
+        .replacen("Bearer ", "DPoP ", 1);
     assert_eq!(oauth.handle_challenge(401, &challenge).await?, Retry::Yes);
     let metadata = oauth.authorization_server().await.context("discovered")?;
     assert!(
@@ -525,18 +528,24 @@ async fn dpop_binds_tokens_to_the_key_through_the_nonce_challenge_and_refresh() 
 }
 
 #[tokio::test]
-async fn without_a_dpop_key_tokens_stay_bearer_tokens() -> Result<()> {
+async fn bearer_tokens_without_a_dpop_key_or_for_a_bearer_only_server() -> Result<()> {
     let (_auth, resource) = setup().await?;
-    let oauth = headless(&resource)?.build()?;
-    assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
-    let url: url::Url = resource.parse()?;
-    let headers = oauth.request_headers(&reqwest::Method::POST, &url).await?;
-    assert_eq!(
-        headers["authorization"].to_str()?,
-        format!("Bearer {}", bearer(&oauth).await?)
-    );
-    assert!(headers.get("dpop").is_none());
-    assert!(claims(&bearer(&oauth).await?)?.get("cnf").is_none());
+    // No key; then a key, but our layer challenges with Bearer only and its metadata names no
+    // DPoP algorithm: a bound token would be refused there, so the client asks for a bearer one.
+    for oauth in [
+        headless(&resource)?.build()?,
+        headless(&resource)?.dpop(DpopKey::generate()?).build()?,
+    ] {
+        assert_eq!(send(&oauth, reqwest::Method::POST, &resource).await?, 200);
+        let url: url::Url = resource.parse()?;
+        let headers = oauth.request_headers(&reqwest::Method::POST, &url).await?;
+        assert_eq!(
+            headers["authorization"].to_str()?,
+            format!("Bearer {}", bearer(&oauth).await?)
+        );
+        assert!(headers.get("dpop").is_none());
+        assert!(claims(&bearer(&oauth).await?)?.get("cnf").is_none());
+    }
     Ok(())
 }
 
