@@ -100,6 +100,7 @@ const AUTH_CLIENT_SCENARIOS: &[&str] = &[
 /// `cargo xtask conformance`: setup, build, then the legs in a private network namespace.
 pub(crate) fn conformance() -> Result<()> {
     let tools = setup::setup()?;
+    check_auth_coverage(&tools)?;
     let bins = build_examples(&["everything-server", "everything-client"])?;
     let out_dir = target_dir()?.join("conformance");
     std::fs::create_dir_all(&out_dir)
@@ -118,6 +119,55 @@ pub(crate) fn conformance() -> Result<()> {
         bail!("conformance failed ({status})");
     }
     Ok(())
+}
+
+/// Fails unless [`AUTH_CLIENT_SCENARIOS`] is exactly the suite's `auth/*` client scenarios
+/// (from `conformance list`), so that a new suite version's scenarios are not silently skipped.
+fn check_auth_coverage(tools: &setup::Tools) -> Result<()> {
+    let output = Command::new(&tools.node)
+        .arg(tools.npm_bin.join("conformance"))
+        .arg("list")
+        .envs(setup::env_vars(tools))
+        .output()
+        .context("could not run `conformance list`")?;
+    if !output.status.success() {
+        bail!("`conformance list` failed ({})", output.status);
+    }
+    let listed = suite_auth_scenarios(&String::from_utf8_lossy(&output.stdout));
+    if listed.is_empty() {
+        bail!("`conformance list` named no auth/* scenario; has its output format changed?");
+    }
+    let missing: Vec<&str> = listed
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !AUTH_CLIENT_SCENARIOS.contains(s))
+        .collect();
+    let stale: Vec<&str> = AUTH_CLIENT_SCENARIOS
+        .iter()
+        .copied()
+        .filter(|s| !listed.iter().any(|l| l == s))
+        .collect();
+    if !missing.is_empty() || !stale.is_empty() {
+        bail!(
+            "AUTH_CLIENT_SCENARIOS is out of date with the suite: not run {missing:?}, \
+             no longer in the suite {stale:?}"
+        );
+    }
+    Ok(())
+}
+
+/// The `auth/*` names in `conformance list` output (lines like `- auth/dpop [extension]`).
+fn suite_auth_scenarios(list: &str) -> Vec<String> {
+    let mut names: Vec<String> = list
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| name.starts_with("auth/"))
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// `conformance-netns <server> <client> <out-dir>`: the legs, run inside the namespace.
@@ -434,4 +484,18 @@ fn target_dir() -> Result<PathBuf> {
         .as_str()
         .map(PathBuf::from)
         .context("cargo metadata has no target_directory")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auth_scenarios_are_read_from_the_list_output() {
+        let list = "Client scenarios:\n  - initialize [2025-11-25]\n  - auth/dpop [extension]\n  \
+                    - auth/basic-cimd [2025-11-25,2026-07-28]\n  - auth/dpop [extension]\n\
+                    Server scenarios:\n  - ping [2025-11-25]\n";
+        assert_eq!(suite_auth_scenarios(list), ["auth/basic-cimd", "auth/dpop"]);
+        assert!(suite_auth_scenarios("").is_empty());
+    }
 }
