@@ -18,6 +18,8 @@
 //! - Two validators: [`JwtValidator`] (JWT access tokens, RFC 9068, checked against the
 //!   authorization server's JWKS) and [`IntrospectionValidator`] (RFC 7662 token
 //!   introspection, for opaque tokens).
+//! - DPoP (RFC 9449), opt-in with [`ResourceServerBuilder::dpop`] ([`DpopPolicy`]): tokens
+//!   bound to a client key, presented with `Authorization: DPoP` and a proof per request.
 //!
 //! [MCP authorization]: https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
 //!
@@ -125,7 +127,7 @@ pub use client::{
 pub use error::{BoxError, Error, Result};
 #[cfg(feature = "server")]
 pub use server::{
-    BearerAuth, BearerAuthLayer, IntrospectionValidator, IntrospectionValidatorBuilder,
+    BearerAuth, BearerAuthLayer, DpopPolicy, IntrospectionValidator, IntrospectionValidatorBuilder,
     JwtValidator, JwtValidatorBuilder, Principal, ProtectedResourceMetadata, ResourceServer,
     ResourceServerBuilder, Scopes, TokenValidator,
 };

@@ -5,7 +5,7 @@
 //! our client (`mcp-client` over `StreamableHttpClientTransport`) whose auth hook is
 //! `mcp-auth`'s `OAuthClient` with a headless user agent.
 
-use mcp_auth::{InMemoryTokenStore, OAuthClient};
+use mcp_auth::{DpopKey, InMemoryTokenStore, OAuthClient};
 use serde_json::{Value, json};
 
 use crate::auth_support::{
@@ -80,6 +80,45 @@ async fn authorization_code_flow_reaches_the_protected_server() {
     assert_eq!(whoami(&client).await["token_id"], me["token_id"]);
     assert_eq!(provider.refusals().len(), 1);
     assert_eq!(agent.authorizations().len(), 1);
+    close(client, connection).await;
+    assert!(
+        !server.stderr().contains("ERROR"),
+        "server:\n{}",
+        server.stderr()
+    );
+}
+
+#[tokio::test]
+async fn dpop_bound_tokens_reach_the_protected_server() {
+    let auth = AuthServer::start().await;
+    let server = ProtectedServer::start(&auth.issuer, None).await;
+    let key = DpopKey::generate().expect("a DPoP key");
+    let oauth = OAuthClient::builder(&server.url)
+        .user_agent(RecordingUserAgent::new())
+        .client_name("mcp-e2e-dpop")
+        .dpop(key.clone())
+        .build()
+        .expect("an OAuth client");
+    let provider = OAuthProvider::new(oauth.clone());
+
+    // The server's 401 offers Bearer and DPoP, the provider takes ES256 proofs (and wants its
+    // nonce, which the client follows): the token is bound to the key, and every MCP request
+    // (POST, GET stream, DELETE) carries `Authorization: DPoP` and a fresh proof.
+    let (client, connection) = connect(&server.url, provider.clone()).await;
+    assert_eq!(provider.refusals(), [refusal(401, None)]);
+    let me = whoami(&client).await;
+    assert_eq!(me["dpop_jkt"], key.thumbprint(), "{me}");
+    assert_eq!(me["subject"], "test-user", "{me}");
+    assert_eq!(
+        tool_text(&client, "test_simple_text").await,
+        "This is a simple text response for testing."
+    );
+    assert_eq!(whoami(&client).await["token_id"], me["token_id"]);
+    assert_eq!(provider.refusals().len(), 1, "no proof was refused");
+    assert!(matches!(
+        oauth.authorization_header().await,
+        Err(mcp_auth::Error::Config(_))
+    ));
     close(client, connection).await;
     assert!(
         !server.stderr().contains("ERROR"),

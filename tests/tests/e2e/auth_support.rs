@@ -235,8 +235,9 @@ pub(crate) struct Refusal {
     pub(crate) error: Option<String>,
 }
 
-/// The glue between the transport's hook and `OAuthClient`: the header before every
-/// request, `handle_challenge` on every refusal (recorded, for the tests to assert on).
+/// The glue between the transport's hook and `OAuthClient`: the headers of every request
+/// (bearer, or DPoP with its proof), `handle_challenge` on every refusal (recorded, for the
+/// tests to assert on).
 #[derive(Clone)]
 pub(crate) struct OAuthProvider {
     oauth: OAuthClient,
@@ -265,6 +266,15 @@ impl AuthProvider for OAuthProvider {
         async move { Ok(oauth.authorization_header().await?) }.boxed()
     }
 
+    fn request_headers(
+        &self,
+        method: &reqwest::Method,
+        url: &reqwest::Url,
+    ) -> BoxFuture<'static, Result<reqwest::header::HeaderMap, BoxError>> {
+        let (oauth, method, url) = (self.oauth.clone(), method.clone(), url.clone());
+        async move { Ok(oauth.request_headers(&method, &url).await?) }.boxed()
+    }
+
     fn on_unauthorized(
         &self,
         challenge: AuthChallenge,
@@ -274,6 +284,9 @@ impl AuthProvider for OAuthProvider {
             error: challenge.error().map(str::to_owned),
         });
         let oauth = self.oauth.clone();
+        if let Some(nonce) = challenge.dpop_nonce() {
+            oauth.dpop_nonce(challenge.url().as_str(), nonce);
+        }
         async move {
             let www_authenticate = challenge.www_authenticate().join(", ");
             let retry = oauth

@@ -6,6 +6,7 @@ use axum::Router;
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
+use super::dpop::{ALGORITHMS, DpopPolicy};
 use crate::{BearerAuthLayer, Error, Result, TokenValidator};
 
 /// The well-known path prefix of RFC 9728.
@@ -33,6 +34,12 @@ pub struct ProtectedResourceMetadata {
     /// A URL of human-readable documentation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_documentation: Option<String>,
+    /// The JWS algorithms taken in DPoP proofs (RFC 9449), when DPoP is accepted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dpop_signing_alg_values_supported: Vec<String>,
+    /// Whether only DPoP-bound tokens are taken.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound_access_tokens_required: bool,
 }
 
 /// A protected resource: an MCP endpoint guarded by OAuth.
@@ -52,6 +59,7 @@ struct Inner {
     /// The path-inserted well-known path, and the root one if different.
     paths: Vec<String>,
     required_scopes: Vec<String>,
+    dpop: DpopPolicy,
 }
 
 impl ResourceServer {
@@ -66,6 +74,7 @@ impl ResourceServer {
             required_scopes: Vec::new(),
             resource_name: None,
             resource_documentation: None,
+            dpop: DpopPolicy::Disabled,
         }
     }
 
@@ -88,6 +97,11 @@ impl ResourceServer {
     /// The scopes every request needs (checked by [`BearerAuthLayer`]).
     pub fn required_scopes(&self) -> &[String] {
         &self.inner.required_scopes
+    }
+
+    /// Whether DPoP-bound tokens are taken.
+    pub fn dpop(&self) -> DpopPolicy {
+        self.inner.dpop
     }
 
     /// A layer validating tokens with `validator` for this resource; shorthand for
@@ -132,6 +146,7 @@ pub struct ResourceServerBuilder {
     required_scopes: Vec<String>,
     resource_name: Option<String>,
     resource_documentation: Option<String>,
+    dpop: DpopPolicy,
 }
 
 impl ResourceServerBuilder {
@@ -173,6 +188,15 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Whether to take DPoP-bound tokens (RFC 9449) with their proofs, beside bearer tokens
+    /// ([`DpopPolicy::Accepted`]) or only them ([`DpopPolicy::Required`]); the metadata then
+    /// lists the proof algorithms (and says when bound tokens are required), and challenges
+    /// offer the `DPoP` scheme. [`DpopPolicy::Disabled`] by default.
+    pub fn dpop(mut self, policy: DpopPolicy) -> Self {
+        self.dpop = policy;
+        self
+    }
+
     /// Checks the resource URL and builds the resource server.
     ///
     /// Fails with [`Error::Config`] if the resource is not an absolute `http`/`https` URL
@@ -209,10 +233,16 @@ impl ResourceServerBuilder {
                     bearer_methods_supported: vec!["header".to_owned()],
                     resource_name: self.resource_name,
                     resource_documentation: self.resource_documentation,
+                    dpop_signing_alg_values_supported: match self.dpop {
+                        DpopPolicy::Disabled => Vec::new(),
+                        _ => ALGORITHMS.iter().map(|a| (*a).to_owned()).collect(),
+                    },
+                    dpop_bound_access_tokens_required: self.dpop == DpopPolicy::Required,
                 },
                 metadata_url: metadata_url.to_string(),
                 paths,
                 required_scopes: self.required_scopes,
+                dpop: self.dpop,
             }),
         })
     }
@@ -240,6 +270,23 @@ mod tests {
         );
         assert_eq!(rs.inner.paths, [WELL_KNOWN]);
         assert!(ResourceServer::builder("urn:x").build().is_err());
+        let json = |policy| {
+            let rs = ResourceServer::builder("https://h/mcp")
+                .dpop(policy)
+                .build()
+                .unwrap();
+            serde_json::to_value(rs.metadata()).unwrap()
+        };
+        let off = json(DpopPolicy::Disabled);
+        assert!(off.get("dpop_signing_alg_values_supported").is_none());
+        assert!(off.get("dpop_bound_access_tokens_required").is_none());
+        let on = json(DpopPolicy::Accepted);
+        assert_eq!(on["dpop_signing_alg_values_supported"][0], "ES256");
+        assert!(on.get("dpop_bound_access_tokens_required").is_none());
+        assert_eq!(
+            json(DpopPolicy::Required)["dpop_bound_access_tokens_required"],
+            true
+        );
         assert!(ResourceServer::builder("https://h/#f").build().is_err());
         assert!(ResourceServer::builder("/mcp").build().is_err());
     }

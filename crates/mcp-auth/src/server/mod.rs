@@ -1,5 +1,6 @@
 //! The resource-server side: validators, the layer, the metadata.
 
+mod dpop;
 mod fetch;
 mod introspection;
 mod jwt;
@@ -9,6 +10,7 @@ mod principal;
 
 use std::future::Future;
 
+pub use dpop::DpopPolicy;
 pub use introspection::{IntrospectionValidator, IntrospectionValidatorBuilder};
 pub use jwt::{JwtValidator, JwtValidatorBuilder};
 pub use layer::{BearerAuth, BearerAuthLayer};

@@ -7,8 +7,8 @@ use anyhow::{Context as _, Result, bail, ensure};
 use axum::Router;
 use axum::routing::{get, post, put};
 use mcp_auth::{
-    AssertionRequest, DpopKey, Error, HeadlessUserAgent, InMemoryTokenStore, JwtValidator,
-    LoopbackUserAgent, OAuthClient, OAuthClientBuilder, ResourceServer, Retry,
+    AssertionRequest, DpopKey, DpopPolicy, Error, HeadlessUserAgent, InMemoryTokenStore,
+    JwtValidator, LoopbackUserAgent, OAuthClient, OAuthClientBuilder, ResourceServer, Retry,
     TokenEndpointAuthMethod, TokenKey, TokenStore, TokenType, UserAgent, assertion_fn,
 };
 use serde_json::{Value, json};
@@ -440,8 +440,8 @@ async fn dpop_binds_tokens_to_the_key_through_the_nonce_challenge_and_refresh() 
         .token_store(store.clone())
         .build()?;
     // The provider refuses the first proof (`use_dpop_nonce`); the client retries with the
-    // nonce and gets a token bound to the key. The challenge is our layer's with the `DPoP`
-    // scheme, as a DPoP-capable resource server sends it (the layer itself speaks Bearer only).
+    // nonce and gets a token bound to the key. The challenge is this resource's with the
+    // `DPoP` scheme, as a DPoP-capable resource server sends it (this one is Bearer-only).
     let challenge = first_challenge(&resource)
         .await?
         .replacen("Bearer ", "DPoP ", 1);
@@ -594,5 +594,130 @@ async fn a_refused_jwt_bearer_grant_is_the_servers_error_and_is_not_retried() ->
         .jwt_bearer(mcp_auth::StaticAssertion::new("x"))
         .build();
     assert!(matches!(anonymous, Err(Error::Config(_))));
+    Ok(())
+}
+
+/// Sends `method url` the way a DPoP-aware transport does: the client's headers for this very
+/// request, `DPoP-Nonce` recorded, refusals handed over. The final status.
+async fn send_with_headers(
+    oauth: &OAuthClient,
+    method: reqwest::Method,
+    url: &str,
+) -> Result<u16, Error> {
+    let http = reqwest::Client::new();
+    let parsed: url::Url = url.parse().expect("a URL");
+    loop {
+        let headers = oauth.request_headers(&method, &parsed).await?;
+        let response = http
+            .request(method.clone(), url)
+            .headers(headers)
+            .body("{}")
+            .send()
+            .await
+            .expect("the resource server answers");
+        if let Some(nonce) = response.headers().get("dpop-nonce") {
+            oauth.dpop_nonce(url, nonce.to_str().unwrap_or_default());
+        }
+        let status = response.status().as_u16();
+        let challenge: Vec<&str> = response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        match oauth
+            .handle_challenge(status, &challenge.join(", "))
+            .await?
+        {
+            Retry::Yes => continue,
+            Retry::No => return Ok(status),
+        }
+    }
+}
+
+#[tokio::test]
+async fn dpop_end_to_end_with_a_resource_server_taking_dpop() -> Result<()> {
+    let auth = AuthServer::start().await?;
+    let (listener, resource) = listener("/mcp").await?;
+    let rs = ResourceServer::builder(&resource)
+        .authorization_server(&auth.issuer)
+        .scopes_supported(["mcp:read", "mcp:write"])
+        .required_scopes(["mcp:read"])
+        .dpop(DpopPolicy::Accepted)
+        .build()?;
+    assert!(
+        rs.metadata()
+            .dpop_signing_alg_values_supported
+            .contains(&"ES256".to_owned())
+    );
+    let validator = JwtValidator::builder(&auth.issuer, rs.resource()).build()?;
+    let app = Router::new()
+        .route("/mcp", post(|| async { "read" }).layer(rs.layer(validator)))
+        .merge(rs.metadata_router());
+    serve(listener, app);
+
+    // The layer's 401 offers both schemes; the client takes DPoP and the calls go through.
+    let key = DpopKey::generate()?;
+    let store = Arc::new(InMemoryTokenStore::new());
+    let oauth = headless(&resource)?
+        .dpop(key.clone())
+        .token_store(store.clone())
+        .build()?;
+    for _ in 0..3 {
+        assert_eq!(
+            send_with_headers(&oauth, reqwest::Method::POST, &resource).await?,
+            200
+        );
+    }
+    let token = store
+        .load(&oauth.token_key().await.context("key")?)
+        .await?
+        .context("token")?;
+    assert_eq!(token.token_type, TokenType::Dpop);
+    assert_eq!(claims(&token.access_token)?["cnf"]["jkt"], key.thumbprint());
+
+    // What the layer refuses: the bound token as a bearer token, a replayed proof, a proof for
+    // another method, a proof by another key.
+    let url: url::Url = resource.parse()?;
+    let http = reqwest::Client::new();
+    let refused = |response: reqwest::Response| -> Result<String> {
+        ensure!(response.status() == 401, "{}", response.status());
+        Ok(response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(", "))
+    };
+    let bearer = format!("Bearer {}", token.access_token);
+    let why = refused(
+        http.post(&resource)
+            .header("authorization", &bearer)
+            .send()
+            .await?,
+    )?;
+    assert!(why.contains("DPoP-bound"), "{why}");
+    let headers = oauth.request_headers(&reqwest::Method::POST, &url).await?;
+    let ok = http.post(&resource).headers(headers.clone()).send().await?;
+    assert_eq!(ok.status(), 200);
+    let why = refused(http.post(&resource).headers(headers).send().await?)?;
+    assert!(
+        why.contains("invalid_dpop_proof") && why.contains("already used"),
+        "{why}"
+    );
+    let headers = oauth.request_headers(&reqwest::Method::GET, &url).await?;
+    let why = refused(http.post(&resource).headers(headers).send().await?)?;
+    assert!(why.contains("htm"), "{why}");
+    let stranger = DpopKey::generate()?;
+    let proof = stranger.proof("POST", &url, Some(&token.access_token), None)?;
+    let why = refused(
+        http.post(&resource)
+            .header("authorization", format!("DPoP {}", token.access_token))
+            .header("dpop", proof)
+            .send()
+            .await?,
+    )?;
+    assert!(why.contains("another key"), "{why}");
     Ok(())
 }

@@ -37,7 +37,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use mcp_auth::{BearerAuthLayer, JwtValidator, ResourceServer};
+use mcp_auth::{BearerAuthLayer, DpopPolicy, JwtValidator, ResourceServer};
 use mcp_server::Server;
 use mcp_transport_http::server::StreamableHttpService;
 use mcp_transport_stdio::StdioTransport;
@@ -206,6 +206,8 @@ async fn serve_protected(server: Server, addr: &str, auth: &Auth) -> anyhow::Res
         .scopes_supported(["mcp:read", "mcp:write"])
         .required_scopes(auth.scopes.iter().cloned())
         .resource_name("everything-server")
+        // Bearer tokens, and DPoP-bound ones with their proofs.
+        .dpop(DpopPolicy::Accepted)
         .build()?;
     let validator = JwtValidator::builder(&auth.issuer, resource.resource())
         .leeway(Duration::ZERO)

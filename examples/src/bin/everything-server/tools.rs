@@ -352,8 +352,13 @@ pub(crate) fn whoami() -> Tool {
             "audience": principal.audience,
             "issuer": principal.issuer,
             "token_id": principal.claims.get("jti"),
+            // The key thumbprint of a DPoP-bound token (RFC 9449 `cnf.jkt`), else null.
+            "dpop_jkt": principal.claims.get("cnf").and_then(|c| c.get("jkt")),
         });
         Ok(answer.to_string())
     })
-    .description("Reports the authenticated caller (subject, client, scopes, audience, issuer)")
+    .description(
+        "Reports the authenticated caller (subject, client, scopes, audience, issuer, token id, \
+         DPoP key thumbprint)",
+    )
 }
