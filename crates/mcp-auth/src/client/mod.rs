@@ -139,8 +139,8 @@ impl Grant {
 /// about to expire. A 403 `insufficient_scope` challenge triggers step-up authorization with
 /// the union of the scopes.
 ///
-/// With a [`DpopKey`] ([`OAuthClientBuilder::dpop`]) and an authorization server taking
-/// ES256 DPoP proofs, tokens are bound to the key (RFC 9449): use
+/// With a [`DpopKey`] ([`OAuthClientBuilder::dpop`]), an authorization server taking ES256
+/// DPoP proofs and an MCP server taking DPoP tokens, tokens are bound to the key (RFC 9449): use
 /// [`request_headers`](Self::request_headers), which adds the per-request `DPoP` proof, and
 /// report `DPoP-Nonce` headers with [`dpop_nonce`](Self::dpop_nonce).
 ///
@@ -245,8 +245,8 @@ struct Session {
     client: ClientInfo,
     /// The scopes last requested (`None`: the `scope` parameter was omitted).
     scopes: Option<Vec<String>>,
-    /// Whether tokens are requested bound to the DPoP key (the client has one and the
-    /// authorization server takes its proofs).
+    /// Whether tokens are requested bound to the DPoP key (the client has one, and both the
+    /// authorization server and the MCP server take DPoP).
     dpop: bool,
 }
 
