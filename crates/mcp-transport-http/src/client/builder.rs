@@ -216,7 +216,9 @@ impl StreamableHttpClientTransportBuilder {
     }
 
     /// How long the transport waits for the steps it runs on its own: the legacy `endpoint`
-    /// event, and the `initialize` response when it starts a new session. Default 30 s.
+    /// event, the `initialize` response when it starts a new session, and the response to
+    /// the first GET of the standalone stream (made while `notifications/initialized` is
+    /// sent; on timeout the stream is retried in the background). Default 30 s.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

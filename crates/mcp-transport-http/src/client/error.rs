@@ -96,6 +96,10 @@ pub enum Error {
     /// [`Message::Invalid`]: mcp_jsonrpc::Message::Invalid
     #[error("could not encode a message")]
     Encode(#[source] serde_json::Error),
+    /// A step the transport runs on its own got no answer within the
+    /// [`timeout`](super::StreamableHttpClientTransportBuilder::timeout).
+    #[error("timed out waiting for {0}")]
+    Timeout(&'static str),
     /// The transport was closed.
     #[error("transport closed")]
     Closed,

@@ -587,7 +587,15 @@ impl Shared {
             st.get = GetStream::Open;
             (st.generation, st.session())
         };
-        let first = self.get(&session, None).await;
+        // Bounded: a server that never answers the GET must not hold the `initialized` send.
+        // A timed-out first attempt is retried by the stream task, which `recv` drives.
+        let first = match tokio::time::timeout(self.timeout, self.get(&session, None)).await {
+            Ok(first) => first,
+            Err(_) => {
+                tracing::warn!(timeout = ?self.timeout, "the get stream got no answer in time");
+                Err(Error::Timeout("the response to the get stream"))
+            }
+        };
         self.push(Inbound::Spawn(SseTask::get_after(
             self.clone(),
             generation,

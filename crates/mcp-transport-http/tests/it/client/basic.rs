@@ -241,3 +241,57 @@ async fn an_http_error_fails_the_request_not_the_connection() {
     assert_eq!(client.call("ok", json!({})).await.unwrap(), json!(true));
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_get_stream_that_never_answers_does_not_hold_the_initialized_send() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    // POSTs are answered; every GET hangs before its headers.
+    let gets = Arc::new(AtomicUsize::new(0));
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(|body: String| async move {
+            let msg: serde_json::Value = serde_json::from_str(&body).unwrap();
+            match msg["method"].as_str() {
+                Some("initialize") => axum::Json(json!({
+                    "jsonrpc": "2.0", "id": msg["id"],
+                    "result": {
+                        "protocolVersion": "2025-11-25", "capabilities": {},
+                        "serverInfo": {"name": "s", "version": "1"},
+                    },
+                }))
+                .into_response(),
+                Some("ping") => {
+                    axum::Json(json!({"jsonrpc": "2.0", "id": msg["id"], "result": {}}))
+                        .into_response()
+                }
+                _ => StatusCode::ACCEPTED.into_response(),
+            }
+        })
+        .get({
+            let gets = gets.clone();
+            move || {
+                gets.fetch_add(1, Ordering::SeqCst);
+                futures::future::pending::<StatusCode>()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let transport = StreamableHttpClientTransport::builder(&url)
+        .timeout(std::time::Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let client = Client::new(transport);
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        client.initialize().await;
+        assert_eq!(client.call("ping", json!({})).await.unwrap(), json!({}));
+    })
+    .await
+    .expect("initialize, initialized and ping complete despite the hanging GET");
+    assert!(gets.load(Ordering::SeqCst) >= 1);
+    client.close().await;
+}
