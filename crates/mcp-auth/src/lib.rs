@@ -112,6 +112,8 @@
 #[cfg(feature = "client")]
 mod client;
 #[cfg(any(feature = "server", feature = "client"))]
+mod digest;
+#[cfg(any(feature = "server", feature = "client"))]
 mod error;
 #[cfg(feature = "server")]
 mod server;

@@ -6,10 +6,9 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use base64::Engine as _;
 use serde_json::Value;
 
-use super::http::send;
+use super::http::{basic, oauth_error, send};
 use super::store::BoxFuture;
 use crate::{Error, Result};
 
@@ -249,35 +248,5 @@ impl IdJagExchange {
 impl AssertionSource for IdJagExchange {
     fn assertion(&self, request: AssertionRequest) -> BoxFuture<'_, Result<String>> {
         Box::pin(async move { self.exchange(&request).await })
-    }
-}
-
-/// `Basic` credentials, each part form-urlencoded first (RFC 6749 §2.3.1).
-pub(crate) fn basic(client_id: &str, secret: &str) -> String {
-    let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-    let credentials = format!("{}:{}", encode(client_id), encode(secret));
-    format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(credentials)
-    )
-}
-
-/// The error of a refused OAuth request: the `error` it names, else its status.
-pub(crate) fn oauth_error(
-    json: Option<&serde_json::Map<String, Value>>,
-    what: &str,
-    status: u16,
-) -> Error {
-    let field = |k: &str| {
-        json.and_then(|j| j.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    match field("error") {
-        Some(error) => Error::OAuth {
-            error,
-            description: field("error_description"),
-        },
-        None => Error::authorization_server_msg(format!("{what}: HTTP status {status}")),
     }
 }

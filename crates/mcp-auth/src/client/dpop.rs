@@ -16,6 +16,7 @@ use serde_json::json;
 use url::Url;
 
 use super::http::random_string;
+use crate::digest::sha256_base64url;
 use crate::{Error, Result};
 
 /// The JWS algorithm of every proof: ECDSA with P-256 and SHA-256, the one algorithm every
@@ -155,8 +156,7 @@ impl DpopKey {
             "iat": iat,
         });
         if let Some(token) = access_token {
-            let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, token.as_bytes());
-            claims["ath"] = json!(URL_SAFE_NO_PAD.encode(digest.as_ref()));
+            claims["ath"] = json!(sha256_base64url(token.as_bytes()));
         }
         if let Some(nonce) = nonce {
             claims["nonce"] = json!(nonce);

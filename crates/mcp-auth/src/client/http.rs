@@ -6,6 +6,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value};
 
+use crate::digest::sha256_base64url;
 use crate::{Error, Result};
 
 /// The largest metadata, registration or token response read.
@@ -85,8 +86,8 @@ pub(crate) fn random_string(n: usize) -> Result<String> {
 /// A PKCE verifier (RFC 7636 §4.1: 43 characters from 32 random bytes) and its S256 challenge.
 pub(crate) fn pkce() -> Result<(String, String)> {
     let verifier = random_string(32)?;
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, verifier.as_bytes());
-    Ok((verifier, URL_SAFE_NO_PAD.encode(digest.as_ref())))
+    let challenge = sha256_base64url(verifier.as_bytes());
+    Ok((verifier, challenge))
 }
 
 /// The string of a JSON value, or a list of strings.
@@ -98,6 +99,36 @@ pub(crate) fn string_list(value: Option<&Value>) -> Option<Vec<String>> {
             .filter_map(|v| v.as_str().map(str::to_owned))
             .collect(),
     )
+}
+
+/// `Basic` credentials, each part form-urlencoded first (RFC 6749 §2.3.1).
+pub(crate) fn basic(client_id: &str, secret: &str) -> String {
+    let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let credentials = format!("{}:{}", encode(client_id), encode(secret));
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(credentials)
+    )
+}
+
+/// The error of a refused OAuth request: the `error` it names, else its status.
+pub(crate) fn oauth_error(
+    json: Option<&serde_json::Map<String, Value>>,
+    what: &str,
+    status: u16,
+) -> Error {
+    let field = |k: &str| {
+        json.and_then(|j| j.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    match field("error") {
+        Some(error) => Error::OAuth {
+            error,
+            description: field("error_description"),
+        },
+        None => Error::authorization_server_msg(format!("{what}: HTTP status {status}")),
+    }
 }
 
 #[cfg(test)]

@@ -25,10 +25,10 @@ pub use dpop::DpopKey;
 pub use store::{BoxFuture, InMemoryTokenStore, StoredToken, TokenKey, TokenStore, TokenType};
 pub use user_agent::{HeadlessUserAgent, LoopbackUserAgent, UserAgent};
 
-use self::assertion::{JWT_BEARER, basic, oauth_error};
+use self::assertion::JWT_BEARER;
 
 use self::discovery::Discovered;
-use self::http::{pkce, random_string, send};
+use self::http::{basic, oauth_error, pkce, random_string, send};
 use crate::{Error, Result};
 
 /// How long before its expiry an access token is refreshed.

@@ -11,6 +11,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use url::Url;
 
+use crate::digest::sha256_base64url;
+
 /// Whether the resource server takes DPoP-bound tokens (RFC 9449); see
 /// [`ResourceServerBuilder::dpop`](crate::ResourceServerBuilder::dpop).
 #[non_exhaustive]
@@ -100,8 +102,7 @@ pub(crate) fn verify(
     if now.abs_diff(iat) > IAT_WINDOW.as_secs() {
         return Err("the proof's iat is too far from now");
     }
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, token.as_bytes());
-    if string("ath") != Some(URL_SAFE_NO_PAD.encode(digest.as_ref()).as_str()) {
+    if string("ath") != Some(sha256_base64url(token.as_bytes()).as_str()) {
         return Err("the proof's ath is not the token's hash");
     }
     if !jtis.insert(jti) {
