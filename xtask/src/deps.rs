@@ -8,10 +8,11 @@ use serde_json::Value;
 
 /// Workspace crates each library crate may depend on (normal dependencies).
 const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
-    ("mcp-types", &[]),
-    ("mcp-jsonrpc", &[]),
+    ("mcp-error", &[]),
+    ("mcp-types", &["mcp-error"]),
+    ("mcp-jsonrpc", &["mcp-error"]),
     ("mcp-transport-stdio", &["mcp-jsonrpc"]),
-    ("mcp-transport-http", &["mcp-jsonrpc"]),
+    ("mcp-transport-http", &["mcp-jsonrpc", "mcp-types"]),
     ("mcp-auth", &[]),
     ("mcp-server", &["mcp-types", "mcp-jsonrpc"]),
     ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
@@ -19,6 +20,11 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
 
 /// External crates a library crate must not depend on (normal dependencies), with the reason.
 const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
+    (
+        "mcp-error",
+        "tokio",
+        "mcp-error is the wire error alone: serde and serde_json",
+    ),
     (
         "mcp-types",
         "tokio",
@@ -73,6 +79,21 @@ const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
         "mcp-client",
         "reqwest",
         "mcp-client names only the Transport trait",
+    ),
+];
+
+/// External crates a library crate may use only behind a feature (optional dependencies), with
+/// the reason.
+const OPTIONAL_ONLY: &[(&str, &str, &str)] = &[
+    (
+        "mcp-server",
+        "jsonschema",
+        "JSON Schema validation of raw tools is the `jsonschema` feature of mcp-server",
+    ),
+    (
+        "mcp-client",
+        "jsonschema",
+        "output schema validation is the `jsonschema` feature of mcp-client",
     ),
 ];
 
@@ -145,6 +166,12 @@ fn violations(meta: &Value) -> Result<Vec<String>> {
             for (krate, bad, why) in FORBIDDEN_EXTERNAL {
                 if *krate == name && *bad == dep_name {
                     found.push(format!("{name} -> {dep_name}: {why}"));
+                }
+            }
+            let optional = dep["optional"].as_bool().unwrap_or(false);
+            for (krate, gated, why) in OPTIONAL_ONLY {
+                if *krate == name && *gated == dep_name && !optional {
+                    found.push(format!("{name} -> {dep_name} is not optional: {why}"));
                 }
             }
             if dep_name == "tokio" && TOKIO_NO_IO.contains(&name) {
@@ -240,6 +267,29 @@ mod tests {
             v.iter()
                 .any(|s| s.contains("mcp-jsonrpc -> tokio (feature \"net\")")),
             "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_feature_gated_dependency_must_stay_optional() {
+        let mut m = meta(&[]);
+        let pkgs = m["packages"].as_array_mut().unwrap();
+        let server = pkgs.iter_mut().find(|p| p["name"] == "mcp-server").unwrap();
+        server["dependencies"] = json!([
+            {"name": "jsonschema", "kind": null, "features": [], "optional": false}
+        ]);
+        let client = pkgs.iter_mut().find(|p| p["name"] == "mcp-client").unwrap();
+        client["dependencies"] = json!([
+            {"name": "jsonschema", "kind": null, "features": [], "optional": true}
+        ]);
+        let v = violations(&m).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                "mcp-server -> jsonschema is not optional: JSON Schema validation of raw tools \
+                 is the `jsonschema` feature of mcp-server"
+                    .to_string()
+            ]
         );
     }
 

@@ -78,6 +78,42 @@ impl fmt::Display for ProgressToken {
     }
 }
 
+/// The `_meta` of a request's params, read without decoding the rest of them: any request's
+/// params decode into this, and members other than `_meta` are skipped. Transports use it to
+/// see a request's progress token without knowing its method. `M` is the type `_meta`
+/// decodes into: [`RequestMeta`] (the default), or [`Meta`] for the raw object.
+///
+/// ```
+/// use mcp_types::{ParamsMeta, ProgressToken};
+///
+/// let params = r#"{"name":"add","arguments":{"a":1},"_meta":{"progressToken":7,"x":true}}"#;
+/// let meta = serde_json::from_str::<ParamsMeta>(params).unwrap().meta.unwrap();
+/// assert_eq!(meta.progress_token, Some(ProgressToken::Number(7)));
+/// assert_eq!(meta.extra["x"], true);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ParamsMeta<M = RequestMeta> {
+    /// The request's `_meta`, if it has one.
+    #[serde(rename = "_meta", default = "Option::default")]
+    pub meta: Option<M>,
+}
+
+/// The `_meta` of a request, with the members every request may carry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestMeta {
+    /// The token the request's progress notifications will carry.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub progress_token: Option<ProgressToken>,
+    /// The other members (`io.modelcontextprotocol/...` keys, vendor keys), kept for the
+    /// round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
 /// A typed MCP request method.
 ///
 /// Every request of the protocol has a marker type implementing this trait, so the method string
