@@ -47,5 +47,7 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(any(feature = "client", feature = "server"))]
+mod ids;
 #[cfg(feature = "server")]
 pub mod server;

@@ -130,6 +130,7 @@ use std::task::Poll;
 use futures::StreamExt;
 use futures::stream::SelectAll;
 use mcp_jsonrpc::{Id, Message, Response, Transport};
+use mcp_types::{Cancelled, CancelledNotificationParams, Initialize, Initialized, Request as _};
 use tokio::sync::mpsc;
 
 pub use auth::{AuthChallenge, AuthProvider, AuthProviderFn, auth_provider_fn};
@@ -137,6 +138,8 @@ pub use builder::{HeaderProvider, Reconnect, StreamableHttpClientTransportBuilde
 pub use error::{Error, Result};
 
 use shared::{Inbound, Init, Mode, Outgoing, Shared, Task};
+
+use crate::ids::wire_id;
 
 /// The MCP client transport over HTTP: Streamable HTTP, with a fallback to the legacy
 /// HTTP+SSE transport. See the [module docs](self).
@@ -290,7 +293,7 @@ fn outgoing(shared: &Shared, msg: &Message) -> Result<Outgoing> {
     let mut visit = |m: &Message| match m {
         Message::Request(r) => {
             ids.push(r.id.clone());
-            if r.method == "initialize" {
+            if r.method == Initialize::METHOD {
                 initialize = true;
                 shared.state().init = Some(Init {
                     id: r.id.clone(),
@@ -298,17 +301,18 @@ fn outgoing(shared: &Shared, msg: &Message) -> Result<Outgoing> {
                 });
             }
         }
-        Message::Notification(n) if n.method == "notifications/initialized" => {
+        Message::Notification(n)
+            if n.method == <Initialized as mcp_types::Notification>::METHOD =>
+        {
             initialized = true;
         }
-        Message::Notification(n) if n.method == "notifications/cancelled" => {
-            #[derive(serde::Deserialize)]
-            struct Cancelled {
-                #[serde(rename = "requestId")]
-                request_id: Id,
-            }
-            if let Ok(c) = n.params::<Cancelled>() {
-                shared.state().pending.remove(&c.request_id);
+        Message::Notification(n) if n.method == <Cancelled as mcp_types::Notification>::METHOD => {
+            if let Ok(CancelledNotificationParams {
+                request_id: Some(id),
+                ..
+            }) = n.params()
+            {
+                shared.state().pending.remove(&wire_id(id));
             }
         }
         _ => {}

@@ -11,9 +11,9 @@ use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use mcp_jsonrpc::{ErrorObject, Id, Message, Response};
+use mcp_types::{InitializeResult, Initialized};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode, Url};
-use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use super::auth::{AuthChallenge, AuthProvider};
@@ -28,7 +28,6 @@ pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-pro
 /// `Last-Event-ID`.
 pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const INBOX_CAPACITY: usize = 64;
 
 /// A parsed SSE stream.
@@ -176,16 +175,10 @@ pub(crate) struct Shared {
     auth_state: tokio::sync::Mutex<AuthState>,
 }
 
-#[derive(Deserialize)]
-struct InitializeResult {
-    #[serde(rename = "protocolVersion")]
-    protocol_version: String,
-}
-
 /// The `protocolVersion` of an `initialize` result, as a header value.
 pub(crate) fn protocol_version(result: &serde_json::value::RawValue) -> Option<HeaderValue> {
     let parsed: InitializeResult = serde_json::from_str(result.get()).ok()?;
-    HeaderValue::from_str(&parsed.protocol_version).ok()
+    HeaderValue::from_str(parsed.protocol_version.as_str()).ok()
 }
 
 enum Body {
@@ -645,7 +638,13 @@ impl Shared {
             version,
             generation: expired + 1,
         };
-        let resp = self.post(&self.url, INITIALIZED, &session).await?;
+        let initialized = Message::Notification(mcp_jsonrpc::Notification::new(
+            <Initialized as mcp_types::Notification>::METHOD,
+            None,
+        ))
+        .to_json()
+        .map_err(Error::Encode)?;
+        let resp = self.post(&self.url, &initialized, &session).await?;
         if !resp.status().is_success() {
             let (error, _) = status_error(resp).await;
             return Err(Error::Reinitialize(format!(

@@ -14,6 +14,7 @@ use futures::StreamExt;
 use http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use mcp_jsonrpc::{ErrorCode, ErrorObject, Id, Message};
+use mcp_types::{Initialize, Request as _};
 use serde::Serialize;
 
 use super::Shared;
@@ -323,7 +324,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
 
     let mode = shared.config.mode;
     let has_session = session_header(&parts.headers).is_some();
-    let is_initialize = matches!(&msg, Message::Request(r) if r.method == "initialize");
+    let is_initialize = matches!(&msg, Message::Request(r) if r.method == Initialize::METHOD);
     if mode == SessionMode::Stateless
         || (mode == SessionMode::Hybrid && !has_session && !is_initialize)
     {

@@ -10,7 +10,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mcp_jsonrpc::{CancellationToken, Id, Message, ProgressToken, Protocol, Transport};
-use serde::Deserialize;
+use mcp_types::{
+    CancelledNotificationParams, Initialize, InitializeResult, ParamsMeta,
+    ProgressNotificationParams, Request as _,
+};
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -19,6 +23,7 @@ use super::config::Config;
 use super::error::Error;
 use super::event_store::{EventStore, StreamId};
 use super::sse::{self, Frame};
+use crate::ids::{wire_id, wire_token};
 
 /// What kind of session a transport serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,42 +178,19 @@ pub(crate) enum OpenError {
     UnknownEvent,
 }
 
-#[derive(Deserialize)]
-struct MetaParams {
-    #[serde(rename = "_meta")]
-    meta: Option<ProgressMeta>,
-}
-
-#[derive(Deserialize)]
-struct ProgressMeta {
-    #[serde(rename = "progressToken")]
-    progress_token: Option<ProgressToken>,
-}
-
-#[derive(Deserialize)]
-struct ProgressParams {
-    #[serde(rename = "progressToken")]
-    progress_token: Option<ProgressToken>,
-}
-
-#[derive(Deserialize)]
-struct CancelledParams {
-    #[serde(rename = "requestId")]
-    request_id: Option<Id>,
-}
-
-#[derive(Deserialize)]
-struct InitializeResult<'a> {
-    #[serde(rename = "protocolVersion", borrow)]
-    protocol_version: Option<&'a str>,
-}
-
-fn parse<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Option<T> {
+fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Option<T> {
     serde_json::from_str(params?.get()).ok()
 }
 
 fn request_progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
-    parse::<MetaParams>(params)?.meta?.progress_token
+    let token = parse::<ParamsMeta>(params)?.meta?.progress_token?;
+    Some(wire_token(token))
+}
+
+fn cancelled_request(params: Option<&RawValue>) -> Option<Id> {
+    parse::<CancelledNotificationParams>(params)?
+        .request_id
+        .map(wire_id)
 }
 
 impl Session {
@@ -321,7 +303,7 @@ impl Session {
             if let Some(token) = &progress_token {
                 st.progress.insert(token.clone(), (*id).clone());
             }
-            if *method == "initialize" {
+            if *method == Initialize::METHOD {
                 st.initialize_id = Some((*id).clone());
             }
             st.requests.insert(
@@ -411,9 +393,7 @@ impl Session {
     pub(crate) fn observe_inbound(&self, msg: &Message) {
         match msg {
             Message::Notification(n) if n.method == Protocol::MCP_CANCELLED => {
-                let Some(id) =
-                    parse::<CancelledParams>(n.params.as_deref()).and_then(|p| p.request_id)
-                else {
+                let Some(id) = cancelled_request(n.params.as_deref()) else {
                     return;
                 };
                 let mut st = self.lock();
@@ -613,10 +593,9 @@ impl RouteState {
                 if self.initialize_id.as_ref() == Some(id) {
                     self.initialize_id = None;
                     if let Ok(result) = &r.result
-                        && let Ok(init) = serde_json::from_str::<InitializeResult<'_>>(result.get())
-                        && let Some(v) = init.protocol_version
+                        && let Ok(init) = serde_json::from_str::<InitializeResult>(result.get())
                     {
-                        self.negotiated_version = Some(v.to_owned());
+                        self.negotiated_version = Some(init.protocol_version.as_str().to_owned());
                     }
                 }
                 let (stream, done) = self.finish_request(id);
@@ -643,14 +622,13 @@ impl RouteState {
             }
             Message::Notification(n) => {
                 let routed = if n.method == Protocol::MCP_PROGRESS {
-                    parse::<ProgressParams>(n.params.as_deref())
-                        .and_then(|p| p.progress_token)
+                    parse::<ProgressNotificationParams>(n.params.as_deref())
+                        .map(|p| wire_token(p.progress_token))
                         .and_then(|t| self.progress.get(&t))
                         .and_then(|id| self.requests.get(id))
                         .map(|inflight| inflight.stream)
                 } else if n.method == Protocol::MCP_CANCELLED {
-                    parse::<CancelledParams>(n.params.as_deref())
-                        .and_then(|p| p.request_id)
+                    cancelled_request(n.params.as_deref())
                         .and_then(|id| self.outbound_requests.remove(&id))
                         .filter(|s| self.streams.contains_key(s))
                 } else {
