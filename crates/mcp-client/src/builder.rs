@@ -23,8 +23,8 @@ use crate::handler::{
     ClientHandler, DynClientHandler, DynElicitationHandler, DynSamplingHandler, ElicitationHandler,
     SamplingHandler,
 };
+use crate::output_schema::OutputSchemas;
 use crate::router::{Router, Shared};
-use crate::schema::OutputSchemas;
 use crate::transport::{FailureSlot, Recording};
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;

@@ -118,9 +118,10 @@
 mod builder;
 mod client;
 mod error;
+mod form_defaults;
 mod handler;
+mod output_schema;
 mod router;
-mod schema;
 mod transport;
 
 pub use builder::{ClientBuilder, Connection};

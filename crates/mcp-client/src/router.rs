@@ -12,8 +12,9 @@ use mcp_types::{
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::form_defaults::apply_defaults;
 use crate::handler::{DynClientHandler, DynElicitationHandler, DynSamplingHandler, RequestContext};
-use crate::schema::{OutputSchemas, apply_defaults};
+use crate::output_schema::OutputSchemas;
 use crate::transport::FailureSlot;
 
 /// State shared by the [`Client`](crate::Client) handles and the connection's handler.

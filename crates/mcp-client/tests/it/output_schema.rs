@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use crate::support::{FakeServer, Harness};
 
 /// A server with tool `weather` (output schema: `{temp: number}` required) whose call returns
-/// `structured` (or `isError` when `structured` is null), and tool `free` without a schema.
+/// `structured` (`isError` when `structured` is null, no `structuredContent` when it is
+/// `false`), and tool `free` without a schema.
 async fn server(structured: Value, schema: Value) -> Harness {
     FakeServer::new()
         .answer(
@@ -23,7 +24,7 @@ async fn server(structured: Value, schema: Value) -> Harness {
                 let mut result = json!({"content": [{"type": "text", "text": "x"}]});
                 if params["name"] == "weather" && structured.is_null() {
                     result["isError"] = json!(true);
-                } else if !structured.is_null() {
+                } else if !structured.is_null() && structured != json!(false) {
                     result["structuredContent"] = structured;
                 }
                 Ok(result)
@@ -61,6 +62,7 @@ async fn matching_structured_content_passes() {
     );
 }
 
+#[cfg(feature = "jsonschema")]
 #[tokio::test]
 async fn a_mismatch_is_an_error() {
     let h = server(json!({"temp": "warm", "unit": "K"}), schema()).await;
@@ -93,7 +95,7 @@ async fn a_mismatch_is_an_error() {
 
 #[tokio::test]
 async fn missing_structured_content_is_a_mismatch_but_tool_errors_are_not_checked() {
-    let h = server(json!({}), schema()).await;
+    let h = server(json!(false), schema()).await;
     h.client.list_tools(None).await.unwrap();
     let err = h
         .client
@@ -112,6 +114,23 @@ async fn missing_structured_content_is_a_mismatch_but_tool_errors_are_not_checke
     assert!(result.is_error());
 }
 
+#[cfg(not(feature = "jsonschema"))]
+#[tokio::test]
+async fn without_jsonschema_structured_content_is_not_validated() {
+    let h = server(json!({"temp": "warm", "unit": "K"}), json!({"type": 12})).await;
+    h.client.list_tools(None).await.unwrap();
+    let result = h
+        .client
+        .call_tool(CallToolRequestParams::new("weather"))
+        .await
+        .unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"temp": "warm", "unit": "K"}))
+    );
+}
+
+#[cfg(feature = "jsonschema")]
 #[tokio::test]
 async fn an_invalid_output_schema_is_reported() {
     let h = server(json!({"temp": 1}), json!({"type": 12})).await;
