@@ -89,6 +89,48 @@ pub(crate) fn cargo_with_env(args: &[&str], env: &[(String, String)]) -> Result<
     Ok(())
 }
 
+/// The crates' feature sets other than `--all-features`, which every other step uses: the
+/// defaults of `mcp-server` and `mcp-client` (no `jsonschema`) linted and tested, and the
+/// smallest builds (`mcp-server` without features, `mcp-transport-http` server-only and
+/// client-only) checked.
+fn feature_builds() -> Result<()> {
+    let defaults = ["-p", "mcp-server", "-p", "mcp-client"];
+    let mut clippy = vec!["clippy", "--all-targets"];
+    clippy.extend(defaults);
+    clippy.extend(["--", "-D", "warnings"]);
+    run("cargo", &clippy)?;
+    for args in [
+        &["clippy", "-p", "mcp-server", "--no-default-features"][..],
+        &[
+            "clippy",
+            "-p",
+            "mcp-transport-http",
+            "--no-default-features",
+            "--features",
+            "server",
+        ],
+        &[
+            "clippy",
+            "-p",
+            "mcp-transport-http",
+            "--no-default-features",
+            "--features",
+            "client",
+        ],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--", "-D", "warnings"]);
+        run("cargo", &args)?;
+    }
+    let mut test = if has_nextest() {
+        vec!["nextest", "run", "--no-fail-fast"]
+    } else {
+        vec!["test", "--no-fail-fast"]
+    };
+    test.extend(defaults);
+    run("cargo", &test)
+}
+
 /// The spec directory CI checks: `../shared/spec` beside the workspace.
 fn shared_spec_dir() -> std::path::PathBuf {
     workspace_root().join("..").join("shared").join("spec")
@@ -108,6 +150,7 @@ fn ci() -> Result<()> {
             "warnings",
         ],
     )?;
+    feature_builds()?;
     let tools = setup::setup()?;
     let env = setup::env_vars(&tools);
     if has_nextest() {

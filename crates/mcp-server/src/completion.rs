@@ -1,16 +1,12 @@
 //! Argument completion (`completion/complete`) for prompt arguments and template variables.
 
-use std::any::Any;
 use std::collections::BTreeMap;
-use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
 use mcp_types::Completion;
 
-use crate::context::Context;
-use crate::error::{Result, handler_error};
-use crate::tool::BoxFuture;
+use crate::error::{HandlerError, IntoHandlerError};
+use crate::handler::{Erased, HandlerFn, erase};
 
 /// The most values one completion result may carry (the protocol's limit).
 pub const MAX_COMPLETION_VALUES: usize = 100;
@@ -37,17 +33,17 @@ pub struct CompletionRequest {
 /// and `hasMore` is set.
 pub trait IntoCompletion: Send + 'static {
     /// Converts the value.
-    fn into_completion(self) -> Result<Completion>;
+    fn into_completion(self) -> Result<Completion, HandlerError>;
 }
 
 impl IntoCompletion for Completion {
-    fn into_completion(self) -> Result<Completion> {
+    fn into_completion(self) -> Result<Completion, HandlerError> {
         Ok(self)
     }
 }
 
 impl IntoCompletion for Vec<String> {
-    fn into_completion(self) -> Result<Completion> {
+    fn into_completion(self) -> Result<Completion, HandlerError> {
         Ok(Completion {
             values: self,
             ..Default::default()
@@ -55,31 +51,31 @@ impl IntoCompletion for Vec<String> {
     }
 }
 
-impl<T: IntoCompletion, E: fmt::Display + Send + Any> IntoCompletion for Result<T, E> {
-    fn into_completion(self) -> Result<Completion> {
-        self.map_err(handler_error)?.into_completion()
+impl<T: IntoCompletion, E: IntoHandlerError> IntoCompletion for Result<T, E> {
+    fn into_completion(self) -> Result<Completion, HandlerError> {
+        self.map_err(IntoHandlerError::into_handler_error)?
+            .into_completion()
     }
 }
 
-pub(crate) type CompleteFn =
-    dyn Fn(CompletionRequest, Context) -> BoxFuture<Result<Completion>> + Send + Sync;
+/// A completion handler.
+pub(crate) type CompleteFn = Erased<CompletionRequest, (), Completion>;
 
-pub(crate) fn completer<F, Fut, R>(f: F) -> Arc<CompleteFn>
-where
-    F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoCompletion,
-{
-    Arc::new(move |req, cx| {
-        let fut = f(req, cx);
-        Box::pin(async move { fut.await.into_completion() })
-    })
+fn convert<R: IntoCompletion>(output: R, (): ()) -> Result<Completion, HandlerError> {
+    output.into_completion()
 }
 
-/// A completer offering the values of a fixed list that start with what the user typed.
-pub(crate) fn static_values(values: Vec<String>) -> Arc<CompleteFn> {
+pub(crate) fn completer<M, F>(handler: F) -> CompleteFn
+where
+    F: HandlerFn<CompletionRequest, M>,
+    F::Output: IntoCompletion,
+{
+    erase(handler, convert::<F::Output>)
+}
+
+pub(crate) fn static_values(values: Vec<String>) -> CompleteFn {
     let values: Arc<[String]> = values.into();
-    Arc::new(move |req, _cx| {
+    Arc::new(move |req, (), _cx| {
         let matching: Vec<String> = values
             .iter()
             .filter(|v| v.starts_with(&req.value))

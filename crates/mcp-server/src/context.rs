@@ -1,33 +1,20 @@
 //! [`Context`]: what a handler knows about its request, and how it talks to the client.
 
-use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use base64::Engine as _;
-use mcp_jsonrpc::{CancellationToken, Extensions, Id, Peer, RequestOptions};
+use mcp_jsonrpc::{CancellationToken, Extensions, Id, Peer};
 use mcp_types::{
     ClientCapabilities, CreateMessage, CreateMessageRequestParams, CreateMessageResult, Elicit,
-    ElicitRequestParams, ElicitResult, EmptyParams, ErrorCode, ErrorObject, Implementation,
-    InputRequest, InputRequests, InputResponse, InputResponses, ListRoots, ListRootsResult,
-    LoggingLevel, LoggingMessage, LoggingMessageNotificationParams, Meta, Notification,
-    ProgressToken, ProtocolVersion, Request,
+    ElicitRequestParams, ElicitResult, EmptyParams, Implementation, InputRequest, InputResponse,
+    ListRoots, ListRootsResult, LoggingLevel, LoggingMessage, LoggingMessageNotificationParams,
+    Meta, Notification, ProgressToken, ProtocolVersion,
 };
 use serde_json::Value;
 
-use crate::Server;
 use crate::error::{Error, Result};
-use crate::session::SessionShared;
-
-/// What the client declared about itself: for a stateful session, from `initialize`; for a
-/// stateless (2026-07-28) request, from the request's `_meta`.
-#[derive(Debug, Clone)]
-pub(crate) struct ClientState {
-    pub(crate) version: ProtocolVersion,
-    pub(crate) info: Option<Implementation>,
-    pub(crate) capabilities: ClientCapabilities,
-}
+use crate::input::Input;
+use crate::session_state::{ClientState, Session, SessionShared};
 
 /// Where the minimum log level for [`Context::log`] comes from.
 #[derive(Debug, Clone)]
@@ -43,8 +30,12 @@ pub(crate) enum LevelSource {
 ///
 /// It gives the request's progress token and [`report_progress`](Self::report_progress),
 /// its cancellation signal, logging to the client ([`log`](Self::log)), what the client
-/// declared (protocol version, info, capabilities), and requests to the client:
+/// declared (protocol version, info, capabilities), the application state
+/// ([`state`](Self::state)), the session ([`session`](Self::session)), what the transport
+/// attached ([`extensions`](Self::extensions)), and requests to the client:
 /// [`sample`](Self::sample), [`elicit`](Self::elicit), [`list_roots`](Self::list_roots).
+/// Handlers take it as a parameter, or take only the parts they need as
+/// [extractors](crate::FromContext).
 ///
 /// Requests to the client are only sent if the client declared the matching capability and
 /// the negotiated protocol version has them; otherwise they fail with
@@ -66,17 +57,19 @@ pub struct Context {
 }
 
 struct ContextInner {
-    server: Server,
     client: Arc<ClientState>,
     peer: Peer,
     request_id: Id,
     extensions: Arc<Extensions>,
+    state: Arc<Extensions>,
+    session: Option<Session>,
     level: LevelSource,
     cancellation: CancellationToken,
     progress_token: Option<mcp_jsonrpc::ProgressToken>,
     last_progress: Mutex<Option<f64>>,
     input: Input,
-    meta: Option<Meta>,
+    /// The request's `_meta`, set by the router once it decoded the params.
+    meta: OnceLock<Meta>,
 }
 
 impl fmt::Debug for Context {
@@ -90,42 +83,51 @@ impl fmt::Debug for Context {
     }
 }
 
+/// What a [`Context`] is made of.
 pub(crate) struct ContextParts {
-    pub(crate) server: Server,
     pub(crate) client: Arc<ClientState>,
     pub(crate) peer: Peer,
     pub(crate) request_id: Id,
     pub(crate) extensions: Arc<Extensions>,
+    pub(crate) state: Arc<Extensions>,
+    pub(crate) session: Option<Arc<SessionShared>>,
     pub(crate) level: LevelSource,
     pub(crate) cancellation: CancellationToken,
     pub(crate) progress_token: Option<mcp_jsonrpc::ProgressToken>,
     pub(crate) input: Input,
-    pub(crate) meta: Option<Meta>,
 }
 
 impl Context {
     pub(crate) fn new(parts: ContextParts) -> Self {
         Context {
             inner: Arc::new(ContextInner {
-                server: parts.server,
                 client: parts.client,
                 peer: parts.peer,
                 request_id: parts.request_id,
                 extensions: parts.extensions,
+                state: parts.state,
+                session: parts.session.map(Session::new),
                 level: parts.level,
                 cancellation: parts.cancellation,
                 progress_token: parts.progress_token,
                 last_progress: Mutex::new(None),
                 input: parts.input,
-                meta: parts.meta,
+                meta: OnceLock::new(),
             }),
         }
     }
 
-    /// The server this request is served by, e.g. to call
-    /// [`Server::notify_resource_updated`] or to add tools.
-    pub fn server(&self) -> &Server {
-        &self.inner.server
+    /// The application state of type `T` given to
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state), if any (the
+    /// [`State`](crate::State) extractor clones it).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.state.get::<T>()
+    }
+
+    /// The session this request belongs to, on protocol revisions with sessions (up to
+    /// 2025-11-25); `None` for a 2026-07-28 request.
+    pub fn session(&self) -> Option<&Session> {
+        self.inner.session.as_ref()
     }
 
     /// The negotiated protocol version.
@@ -173,9 +175,18 @@ impl Context {
         &self.inner.extensions
     }
 
-    /// The request's `_meta`, if it had one.
+    /// The request's `_meta`, if it had one. (In a [layer](crate::ServerBuilder::layer),
+    /// before the router decoded the request, it is not known yet: read it from
+    /// [`McpRequest::params_as`](crate::McpRequest::params_as) there.)
     pub fn meta(&self) -> Option<&Meta> {
-        self.inner.meta.as_ref()
+        self.inner.meta.get()
+    }
+
+    /// Records the request's `_meta` once the params are decoded.
+    pub(crate) fn set_meta(&self, meta: Option<Meta>) {
+        if let Some(meta) = meta {
+            let _ = self.inner.meta.set(meta);
+        }
     }
 
     /// The progress token the client sent in `_meta.progressToken`, if any.
@@ -373,113 +384,4 @@ impl Context {
 
 fn prev_or_nan(last: Option<f64>) -> f64 {
     last.unwrap_or(f64::NAN)
-}
-
-/// The channel through which [`Context`] asks the client for input; one per request.
-#[derive(Debug)]
-pub(crate) enum Input {
-    /// Stateful revisions (up to 2025-11-25): a JSON-RPC request over the connection.
-    Peer {
-        peer: Peer,
-        timeout: Option<Duration>,
-    },
-    /// 2026-07-28: answers come in the retried request's `inputResponses`.
-    #[allow(dead_code)]
-    Stateless(Mutex<StatelessInput>),
-}
-
-/// The state of one stateless request's input channel.
-#[derive(Debug, Default)]
-pub(crate) struct StatelessInput {
-    /// The answers so far: from `requestState` (earlier rounds) and `inputResponses`.
-    pub(crate) responses: InputResponses,
-    /// How many input calls the handler made so far (the key suffix).
-    pub(crate) next: usize,
-    /// The requests the handler made that have no answer yet.
-    pub(crate) requested: InputRequests,
-}
-
-impl Input {
-    async fn request<M: Request>(
-        &self,
-        kind: &str,
-        params: M::Params,
-        wrap: fn(M::Params) -> InputRequest,
-        unwrap: fn(InputResponse) -> Option<M::Result>,
-    ) -> Result<M::Result> {
-        match self {
-            Input::Peer { peer, timeout } => {
-                let raw = serde_json::value::to_raw_value(&params)?;
-                let options = match timeout {
-                    Some(t) => RequestOptions::new().timeout(*t),
-                    None => RequestOptions::new().without_timeout(),
-                };
-                let result = peer.request_with(M::METHOD, Some(raw), options).await?;
-                Ok(serde_json::from_str(result.get())?)
-            }
-            Input::Stateless(state) => {
-                let mut st = state.lock().expect("input lock");
-                let key = format!("{kind}-{}", st.next);
-                st.next += 1;
-                match st.responses.get(&key) {
-                    Some(response) => unwrap(response.clone()).ok_or_else(|| {
-                        Error::Rpc(ErrorObject::new(
-                            ErrorCode::INVALID_PARAMS,
-                            format!("input response {key} does not answer a {}", M::METHOD),
-                        ))
-                    }),
-                    None => {
-                        st.requested.insert(key, wrap(params));
-                        Err(Error::InputRequired)
-                    }
-                }
-            }
-        }
-    }
-}
-
-impl StatelessInput {
-    /// The input channel of a stateless request: the answers of earlier rounds (carried in
-    /// `requestState`) merged with this round's `inputResponses`.
-    #[allow(dead_code)]
-    pub(crate) fn from_request(
-        request_state: Option<&str>,
-        input_responses: Option<InputResponses>,
-    ) -> Result<Self> {
-        let mut responses = match request_state {
-            Some(state) => decode_state(state)?,
-            None => InputResponses::new(),
-        };
-        responses.extend(input_responses.unwrap_or_default());
-        Ok(StatelessInput {
-            responses,
-            ..Default::default()
-        })
-    }
-
-    /// The `requestState` to send with an `InputRequiredResult`: every answer so far, so the
-    /// re-run handler finds them again next round.
-    pub(crate) fn request_state(&self) -> Result<Option<String>> {
-        if self.responses.is_empty() {
-            return Ok(None);
-        }
-        let json = serde_json::to_vec(&self.responses)?;
-        Ok(Some(
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json),
-        ))
-    }
-}
-
-/// Decodes a `requestState` made by [`StatelessInput::request_state`].
-fn decode_state(state: &str) -> Result<InputResponses> {
-    let invalid = || {
-        Error::Rpc(ErrorObject::new(
-            ErrorCode::INVALID_PARAMS,
-            "Invalid requestState",
-        ))
-    };
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(state)
-        .map_err(|_| invalid())?;
-    serde_json::from_slice::<BTreeMap<String, InputResponse>>(&bytes).map_err(|_| invalid())
 }

@@ -1,13 +1,14 @@
-//! Errors: the crate's [`Error`], and [`HandlerError`] for handlers that mix error types.
+//! Errors: the crate's [`Error`], [`HandlerError`] for handlers that mix error types, the
+//! [`IntoHandlerError`] conversion, and how any of them reaches the wire.
 
-use std::any::Any;
+use std::error::Error as StdError;
 use std::fmt;
 use std::time::Duration;
 
-use mcp_types::{ErrorCode, ErrorObject};
+use mcp_types::{Era, ErrorCode, ErrorObject, ProtocolVersion};
 
-/// A boxed error, as carried by [`Error::Transport`].
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// A boxed error, as carried by [`Error::Transport`] and returned by middleware services.
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -17,9 +18,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// A JSON-RPC error: the client answered a request with one, or a handler wants this
-    /// exact error sent as the response (see [`Error::resource_not_found`]).
+    /// exact error sent as the response (see [`Error::rpc`]).
     #[error("json-rpc error: {0}")]
     Rpc(ErrorObject),
+    /// The resource does not exist. Sent as -32002 with `{"uri": uri}` as data up to protocol
+    /// revision 2025-11-25, and as -32602 with the same data from 2026-07-28 on.
+    #[error("resource not found: {uri}")]
+    ResourceNotFound {
+        /// The URI that was asked for.
+        uri: String,
+    },
     /// The transport failed.
     #[error("transport error")]
     Transport(#[source] BoxError),
@@ -41,13 +49,21 @@ pub enum Error {
         /// The feature, e.g. `"url-mode elicitation"`.
         feature: &'static str,
         /// The negotiated version.
-        version: mcp_types::ProtocolVersion,
+        version: ProtocolVersion,
     },
     /// The handler needs input from the client first (protocol revision 2026-07-28). Return it
     /// with `?` from the handler: the router answers with an `InputRequiredResult` and the
     /// client retries the call with the answers.
     #[error("input required from the client")]
     InputRequired,
+    /// A handler takes [`State<T>`](crate::State) but no `T` was given to
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    #[error("no state of type {0} was given to ServerBuilder::state")]
+    MissingState(&'static str),
+    /// A handler takes [`Extension<T>`](crate::Extension) but the transport attached no `T`
+    /// to the request.
+    #[error("the request carries no extension of type {0}")]
+    MissingExtension(&'static str),
     /// [`Context::report_progress`](crate::Context::report_progress) was called with a
     /// progress value that does not increase; nothing was sent.
     #[error("progress must increase: {progress} does not exceed {last}")]
@@ -79,28 +95,40 @@ pub enum Error {
 }
 
 impl Error {
-    /// The -32002 "resource not found" error with `{"uri": uri}` as data, to return from a
-    /// resource handler.
-    pub fn resource_not_found(uri: &str) -> Self {
-        Error::Rpc(resource_not_found(uri))
+    /// The "resource not found" error, to return from a resource handler: -32002 with
+    /// `{"uri": uri}` as data (-32602 from protocol revision 2026-07-28 on).
+    pub fn resource_not_found(uri: impl Into<String>) -> Self {
+        Error::ResourceNotFound { uri: uri.into() }
     }
 
-    /// A JSON-RPC error with `code` and `message`, sent as is when returned from a resource,
-    /// prompt or completion handler.
-    pub fn rpc(code: i32, message: impl Into<String>) -> Self {
-        Error::Rpc(ErrorObject::new(ErrorCode(code), message))
+    /// A JSON-RPC error with `code` and `message`, sent as is when returned from a handler
+    /// (from a tool: only by middleware; see [`IntoToolResult`](crate::IntoToolResult)).
+    pub fn rpc(code: impl Into<ErrorCode>, message: impl Into<String>) -> Self {
+        Error::Rpc(ErrorObject::new(code, message))
+    }
+
+    /// -32601 "method not found" for `method`, e.g. from a
+    /// [fallback](crate::ServerBuilder::fallback) that does not serve it either.
+    pub fn method_not_found(method: &str) -> Self {
+        Error::Rpc(ErrorObject::method_not_found(method))
+    }
+
+    /// -32602 "invalid params" with `message`.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Error::Rpc(ErrorObject::invalid_params(message))
     }
 }
 
-pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
-    ErrorObject::new(ErrorCode::RESOURCE_NOT_FOUND, "Resource not found")
-        .with_data(serde_json::json!({ "uri": uri }))
+impl From<ErrorObject> for Error {
+    fn from(e: ErrorObject) -> Self {
+        Error::Rpc(e)
+    }
 }
 
 impl From<mcp_jsonrpc::Error> for Error {
     fn from(e: mcp_jsonrpc::Error) -> Self {
         match e {
-            mcp_jsonrpc::Error::Rpc(obj) => Error::Rpc(from_wire(obj)),
+            mcp_jsonrpc::Error::Rpc(obj) => Error::Rpc(obj),
             mcp_jsonrpc::Error::Timeout(d) => Error::Timeout(d),
             mcp_jsonrpc::Error::Closed { reason } => Error::Closed { reason },
             mcp_jsonrpc::Error::Transport(e) => Error::Transport(e),
@@ -110,31 +138,13 @@ impl From<mcp_jsonrpc::Error> for Error {
     }
 }
 
-/// `mcp_jsonrpc::ErrorObject` -> `mcp_types::ErrorObject` (the two crates are siblings and
-/// each has its own copy of the wire error).
-pub(crate) fn from_wire(e: mcp_jsonrpc::ErrorObject) -> ErrorObject {
-    ErrorObject {
-        code: ErrorCode(e.code.0),
-        message: e.message,
-        data: e.data,
-    }
-}
-
-/// `mcp_types::ErrorObject` -> `mcp_jsonrpc::ErrorObject`.
-pub(crate) fn to_wire(e: ErrorObject) -> mcp_jsonrpc::ErrorObject {
-    mcp_jsonrpc::ErrorObject {
-        code: mcp_jsonrpc::ErrorCode(e.code.0),
-        message: e.message,
-        data: e.data,
-    }
-}
-
-/// The error type for handlers that use `?` on several error types, like `anyhow::Error`.
+/// The error type for handlers that use `?` on several error types.
 ///
 /// Any `std::error::Error + Send + Sync + 'static` converts into it, so `?` works on IO
 /// errors, serde errors and this crate's [`Error`] alike; [`HandlerError::msg`] makes one
-/// from a message. An [`Error::InputRequired`] inside is recognised by the router (and so is
-/// an [`Error::Rpc`] returned from a resource, prompt or completion handler).
+/// from a message. An [`Error`] anywhere in its source chain keeps its meaning: an
+/// [`Error::resource_not_found`] wrapped in it still reaches the client as "resource not
+/// found", an [`Error::InputRequired`] still asks the client for input.
 ///
 /// ```
 /// use mcp_server::HandlerError;
@@ -152,6 +162,11 @@ pub(crate) fn to_wire(e: ErrorObject) -> mcp_jsonrpc::ErrorObject {
 pub struct HandlerError(BoxError);
 
 impl HandlerError {
+    /// Wraps an error (its source chain is kept).
+    pub fn new(error: impl StdError + Send + Sync + 'static) -> Self {
+        HandlerError(Box::new(error))
+    }
+
     /// An error with this message.
     pub fn msg(message: impl fmt::Display) -> Self {
         HandlerError(message.to_string().into())
@@ -162,13 +177,13 @@ impl HandlerError {
         self.0
     }
 
-    /// The inner error, if it is this crate's [`Error`].
+    /// This crate's [`Error`], if the inner error is one or has one in its source chain.
     pub fn as_mcp_error(&self) -> Option<&Error> {
-        self.0.downcast_ref::<Error>()
+        find_mcp_error(&*self.0)
     }
 }
 
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for HandlerError {
+impl<E: StdError + Send + Sync + 'static> From<E> for HandlerError {
     fn from(e: E) -> Self {
         HandlerError(Box::new(e))
     }
@@ -186,29 +201,156 @@ impl fmt::Debug for HandlerError {
     }
 }
 
-/// Finds this crate's [`Error`] inside a handler's error value, whatever its type: the error
-/// itself, a [`HandlerError`], or a boxed error.
-pub(crate) fn find_mcp_error<E: Any>(e: &E) -> Option<&Error> {
-    let any = e as &dyn Any;
-    if let Some(e) = any.downcast_ref::<Error>() {
-        return Some(e);
+/// How a handler's error type becomes a [`HandlerError`], keeping what it means on the wire.
+///
+/// The error of a handler's `Result` must implement this trait. It is implemented for this
+/// crate's [`Error`] and [`HandlerError`], for [`ErrorObject`] (sent as is), `String` and
+/// `&'static str` (a message), boxed errors, the standard library's common errors,
+/// `serde_json::Error`, `Infallible`, and `anyhow::Error` with the `anyhow` feature. An
+/// [`Error`] found anywhere in the source chain keeps its JSON-RPC code: an `anyhow::Error`
+/// made from [`Error::resource_not_found`], with or without added context, is still sent as
+/// "resource not found".
+///
+/// Implement it for your own error type to choose what each variant becomes; an error that
+/// should just be an error with its message, or keeps an [`Error`] in its source chain, is
+/// `HandlerError::new(self)`:
+///
+/// ```
+/// use mcp_server::{Error, HandlerError, IntoHandlerError};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum StoreError {
+///     #[error("no such key: {0}")]
+///     Missing(String),
+///     #[error(transparent)]
+///     Io(#[from] std::io::Error),
+/// }
+///
+/// impl IntoHandlerError for StoreError {
+///     fn into_handler_error(self) -> HandlerError {
+///         match self {
+///             StoreError::Missing(key) => Error::resource_not_found(format!("store://{key}")).into(),
+///             other => HandlerError::new(other),
+///         }
+///     }
+/// }
+/// ```
+pub trait IntoHandlerError: Send + 'static {
+    /// Converts the error.
+    fn into_handler_error(self) -> HandlerError;
+}
+
+impl IntoHandlerError for HandlerError {
+    fn into_handler_error(self) -> HandlerError {
+        self
     }
-    if let Some(e) = any.downcast_ref::<HandlerError>() {
-        return e.as_mcp_error();
+}
+
+impl IntoHandlerError for BoxError {
+    fn into_handler_error(self) -> HandlerError {
+        HandlerError(self)
     }
-    if let Some(e) = any.downcast_ref::<BoxError>() {
-        return e.downcast_ref::<Error>();
+}
+
+impl IntoHandlerError for String {
+    fn into_handler_error(self) -> HandlerError {
+        HandlerError(self.into())
+    }
+}
+
+impl IntoHandlerError for &'static str {
+    fn into_handler_error(self) -> HandlerError {
+        HandlerError(self.into())
+    }
+}
+
+impl IntoHandlerError for std::convert::Infallible {
+    fn into_handler_error(self) -> HandlerError {
+        match self {}
+    }
+}
+
+/// `IntoHandlerError` for error types whose meaning is their message and source chain.
+macro_rules! std_errors {
+    ($($t:ty),* $(,)?) => {$(
+        impl IntoHandlerError for $t {
+            fn into_handler_error(self) -> HandlerError {
+                HandlerError::new(self)
+            }
+        }
+    )*};
+}
+
+std_errors!(
+    Error,
+    ErrorObject,
+    serde_json::Error,
+    std::io::Error,
+    std::fmt::Error,
+    std::num::ParseIntError,
+    std::num::ParseFloatError,
+    std::num::TryFromIntError,
+    std::str::ParseBoolError,
+    std::str::Utf8Error,
+    std::string::FromUtf8Error,
+    std::time::SystemTimeError,
+);
+
+#[cfg(feature = "anyhow")]
+impl IntoHandlerError for anyhow::Error {
+    fn into_handler_error(self) -> HandlerError {
+        // anyhow hands back the error it was made from (or its context wrapper, whose source
+        // is that error), so the source chain still finds an `Error` inside.
+        HandlerError(self.into())
+    }
+}
+
+/// This crate's [`Error`] in `e` or its source chain.
+pub(crate) fn find_mcp_error<'a>(e: &'a (dyn StdError + 'static)) -> Option<&'a Error> {
+    let mut cur = Some(e);
+    while let Some(e) = cur {
+        if let Some(found) = e.downcast_ref::<Error>() {
+            return Some(found);
+        }
+        cur = e.source();
     }
     None
 }
 
-/// How a handler's error reaches the wire for resources, prompts and completion: an
-/// [`Error::Rpc`] as is, [`Error::InputRequired`] for the router, anything else -32603.
-pub(crate) fn handler_error<E: fmt::Display + Any>(e: E) -> Error {
-    match find_mcp_error(&e) {
-        Some(Error::Rpc(obj)) => Error::Rpc(obj.clone()),
-        Some(Error::InputRequired) => Error::InputRequired,
-        _ => Error::Rpc(ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string())),
+/// Whether `e` asks the client for input ([`Error::InputRequired`] in its chain).
+pub(crate) fn is_input_required(e: &(dyn StdError + 'static)) -> bool {
+    matches!(find_mcp_error(e), Some(Error::InputRequired))
+}
+
+/// How an error reaches the wire at protocol `version`: an [`Error`] in the source chain by
+/// its meaning ([`Error::Rpc`] as is, resource not found by the revision's code), an
+/// [`ErrorObject`] in the chain as is, anything else -32603 with the error's message.
+pub(crate) fn error_object(e: &(dyn StdError + 'static), version: &ProtocolVersion) -> ErrorObject {
+    let mut cur = Some(e);
+    while let Some(link) = cur {
+        if let Some(found) = link.downcast_ref::<Error>() {
+            return mcp_error_object(found, version);
+        }
+        if let Some(obj) = link.downcast_ref::<ErrorObject>() {
+            return obj.clone();
+        }
+        cur = link.source();
+    }
+    ErrorObject::internal_error(e.to_string())
+}
+
+fn mcp_error_object(e: &Error, version: &ProtocolVersion) -> ErrorObject {
+    match e {
+        Error::Rpc(obj) => obj.clone(),
+        Error::ResourceNotFound { uri } => {
+            let code = match version.era() {
+                Era::Stateful => ErrorCode::RESOURCE_NOT_FOUND,
+                Era::Stateless => ErrorCode::INVALID_PARAMS,
+            };
+            ErrorObject::new(code, "Resource not found")
+                .with_data(serde_json::json!({ "uri": uri }))
+        }
+        other => ErrorObject::internal_error(other.to_string()),
     }
 }
 
@@ -216,19 +358,43 @@ pub(crate) fn handler_error<E: fmt::Display + Any>(e: E) -> Error {
 mod tests {
     use super::*;
 
+    fn wire(e: impl IntoHandlerError, version: ProtocolVersion) -> ErrorObject {
+        error_object(&*e.into_handler_error().into_inner(), &version)
+    }
+
     #[test]
-    fn finds_the_crate_error_through_wrappers() {
-        let e: HandlerError = Error::InputRequired.into();
-        assert!(matches!(find_mcp_error(&e), Some(Error::InputRequired)));
-        let b: BoxError = Box::new(Error::InputRequired);
-        assert!(matches!(find_mcp_error(&b), Some(Error::InputRequired)));
-        assert!(find_mcp_error(&"text").is_none());
-        let rpc = handler_error(Error::resource_not_found("x://y"));
-        assert!(matches!(rpc, Error::Rpc(o) if o.code == ErrorCode::RESOURCE_NOT_FOUND));
-        let other = handler_error("boom".to_owned());
-        assert!(
-            matches!(other, Error::Rpc(o) if o.code == ErrorCode::INTERNAL_ERROR && o.message == "boom")
-        );
+    fn an_error_keeps_its_code_through_wrappers() {
+        let legacy = ProtocolVersion::V2025_11_25;
+        let modern = ProtocolVersion::V2026_07_28;
+        let direct = wire(Error::resource_not_found("x://y"), legacy.clone());
+        assert_eq!(direct.code, ErrorCode::RESOURCE_NOT_FOUND);
+        assert_eq!(direct.data, Some(serde_json::json!({"uri": "x://y"})));
+        let wrapped: HandlerError = Error::resource_not_found("x://y").into();
+        assert_eq!(wire(wrapped, legacy.clone()), direct);
+        let boxed: BoxError = Box::new(Error::resource_not_found("x://y"));
+        assert_eq!(wire(boxed, legacy.clone()), direct);
+        let on_modern = wire(Error::resource_not_found("x://y"), modern);
+        assert_eq!(on_modern.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(on_modern.data, direct.data);
+        let custom = wire(ErrorObject::new(-31000, "custom"), legacy.clone());
+        assert_eq!(custom.code, ErrorCode(-31000));
+        let other = wire("boom", legacy);
+        assert_eq!(other, ErrorObject::internal_error("boom"));
+    }
+
+    #[test]
+    fn the_source_chain_is_searched() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("while reading")]
+        struct Reading(#[source] Error);
+        let e: HandlerError = Reading(Error::InputRequired).into();
+        assert!(is_input_required(&*e.into_inner()));
+        let e: HandlerError = Reading(Error::resource_not_found("a:b")).into();
+        assert!(matches!(
+            e.as_mcp_error(),
+            Some(Error::ResourceNotFound { .. })
+        ));
+        assert!(!is_input_required(&*HandlerError::msg("x").into_inner()));
     }
 
     #[test]
@@ -236,6 +402,10 @@ mod tests {
         assert_eq!(
             Error::CapabilityNotDeclared("sampling").to_string(),
             "the client did not declare the sampling capability"
+        );
+        assert_eq!(
+            Error::MissingState("app::Db").to_string(),
+            "no state of type app::Db was given to ServerBuilder::state"
         );
     }
 }

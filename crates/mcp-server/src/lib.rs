@@ -112,14 +112,21 @@
 //! - When the client cancels a request, the handler future is dropped and
 //!   [`Context::cancellation`] fires; no response is sent.
 
+mod builder;
 mod completion;
 mod context;
 mod error;
+mod handler;
+mod input;
+mod notifier;
 mod prompt;
 mod registry;
 mod resource;
+mod router;
+mod serve;
 mod server;
-mod session;
+pub mod service;
+mod session_state;
 mod stateless;
 mod tool;
 #[cfg(feature = "tracing-bridge")]
@@ -129,12 +136,17 @@ mod uri_template;
 #[doc = include_str!("docs/guide.md")]
 pub mod guide {}
 
+pub use builder::ServerBuilder;
 pub use completion::{CompletionRequest, IntoCompletion, MAX_COMPLETION_VALUES};
 pub use context::Context;
-pub use error::{BoxError, Error, HandlerError, Result};
+pub use error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
+pub use handler::{BoxFuture, Extension, FromContext, HandlerFn, NoInput, State};
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceTemplate, UriParams};
-pub use server::{STATEFUL_VERSIONS, ServeOptions, Server, ServerBuilder};
+pub use serve::ServeOptions;
+pub use server::{STATEFUL_VERSIONS, Server};
+pub use service::{IntoMcpResponse, McpRequest, McpResponse, McpService, ToolCall, ToolService};
+pub use session_state::Session;
 #[cfg(feature = "schemars")]
 pub use tool::Json;
 pub use tool::{IntoToolResult, Structured, Tool};

@@ -1,25 +1,25 @@
 //! Prompts: [`Prompt`] and the [`IntoPromptResult`] conversions of handler return values.
 
-use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::future::Future;
-use std::sync::Arc;
 
 use mcp_types::{GetPromptResult, Icon, Meta, PromptArgument, PromptMessage};
 use serde_json::value::RawValue;
 
 use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
 use crate::context::Context;
-use crate::error::{Result, handler_error};
+use crate::error::{BoxError, HandlerError, IntoHandlerError};
+use crate::handler::{BoxFuture, Erased, HandlerFn, erase};
 use crate::registry::Entry;
-use crate::tool::BoxFuture;
 
 /// The arguments of a `prompts/get` request, by name.
 pub type PromptArguments = BTreeMap<String, String>;
 
-type PromptFn =
-    dyn Fn(PromptArguments, Context) -> BoxFuture<Result<GetPromptResult>> + Send + Sync;
+type PromptFn = Erased<PromptArguments, (), GetPromptResult>;
+
+fn convert<R: IntoPromptResult>(output: R, (): ()) -> Result<GetPromptResult, HandlerError> {
+    output.into_prompt_result()
+}
 
 /// A prompt: its definition (as listed in `prompts/list`, with its declared arguments), the
 /// handler that renders it, and completion handlers for its arguments.
@@ -28,10 +28,10 @@ type PromptFn =
 /// runs, so the handler may index required arguments directly.
 ///
 /// ```
-/// use mcp_server::{Context, Prompt, PromptArguments};
-/// use mcp_types::PromptMessage;
+/// use mcp_server::{Prompt, PromptArguments};
+/// use mcp_server::types::PromptMessage;
 ///
-/// let review = Prompt::new("review", |args: PromptArguments, _cx: Context| async move {
+/// let review = Prompt::new("review", |args: PromptArguments| async move {
 ///     vec![PromptMessage::user_text(format!("Please review this {} code.", args["language"]))]
 /// })
 /// .description("Asks for a code review")
@@ -42,8 +42,8 @@ type PromptFn =
 #[derive(Clone)]
 pub struct Prompt {
     def: mcp_types::Prompt,
-    handler: Arc<PromptFn>,
-    completers: HashMap<String, Arc<CompleteFn>>,
+    handler: PromptFn,
+    completers: HashMap<String, CompleteFn>,
 }
 
 impl fmt::Debug for Prompt {
@@ -55,21 +55,17 @@ impl fmt::Debug for Prompt {
 }
 
 impl Prompt {
-    /// A prompt rendered by `handler`, which returns anything implementing
+    /// A prompt rendered by `handler`, which takes the [`PromptArguments`] followed by any
+    /// [extractors](crate::FromContext) and returns anything implementing
     /// [`IntoPromptResult`] (messages, a `GetPromptResult`, text, or a `Result` of those).
-    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Prompt
+    pub fn new<M, F>(name: impl Into<String>, handler: F) -> Prompt
     where
-        F: Fn(PromptArguments, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult,
+        F: HandlerFn<PromptArguments, M>,
+        F::Output: IntoPromptResult,
     {
-        let handler: Arc<PromptFn> = Arc::new(move |args, cx| {
-            let fut = handler(args, cx);
-            Box::pin(async move { fut.await.into_prompt_result() })
-        });
         Prompt {
             def: mcp_types::Prompt::new(name),
-            handler,
+            handler: erase(handler, convert::<F::Output>),
             completers: HashMap::new(),
         }
     }
@@ -128,11 +124,10 @@ impl Prompt {
 
     /// Completes argument `arg` with `handler` (see [`IntoCompletion`]).
     #[must_use]
-    pub fn complete<F, Fut, R>(mut self, arg: impl Into<String>, handler: F) -> Self
+    pub fn complete<M, F>(mut self, arg: impl Into<String>, handler: F) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoCompletion,
+        F: HandlerFn<CompletionRequest, M>,
+        F::Output: IntoCompletion,
     {
         self.completers.insert(arg.into(), completer(handler));
         self
@@ -175,11 +170,11 @@ impl Prompt {
         &self,
         args: PromptArguments,
         cx: Context,
-    ) -> BoxFuture<Result<GetPromptResult>> {
-        (self.handler)(args, cx)
+    ) -> BoxFuture<Result<GetPromptResult, BoxError>> {
+        (self.handler)(args, (), cx)
     }
 
-    pub(crate) fn completer(&self, arg: &str) -> Option<&Arc<CompleteFn>> {
+    pub(crate) fn completer(&self, arg: &str) -> Option<&CompleteFn> {
         self.completers.get(arg)
     }
 }
@@ -201,44 +196,45 @@ impl Entry for Prompt {
 /// | `GetPromptResult` | as is |
 /// | `Vec<PromptMessage>`, `PromptMessage` | those messages (any content kind) |
 /// | `String`, `&'static str` | one user message with that text |
-/// | `Result<T, E: Display>` | `T` as above; `Err` is a JSON-RPC error: an [`Error::Rpc`](crate::Error::Rpc) as is, anything else -32603 |
+/// | `Result<T, E:` [`IntoHandlerError`]`>` | `T` as above; `Err` is a JSON-RPC error: an [`Error`](crate::Error) in it by its meaning, anything else -32603 |
 pub trait IntoPromptResult: Send + 'static {
     /// Converts the value.
-    fn into_prompt_result(self) -> Result<GetPromptResult>;
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError>;
 }
 
 impl IntoPromptResult for GetPromptResult {
-    fn into_prompt_result(self) -> Result<GetPromptResult> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         Ok(self)
     }
 }
 
 impl IntoPromptResult for Vec<PromptMessage> {
-    fn into_prompt_result(self) -> Result<GetPromptResult> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         Ok(GetPromptResult::new(self))
     }
 }
 
 impl IntoPromptResult for PromptMessage {
-    fn into_prompt_result(self) -> Result<GetPromptResult> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         Ok(GetPromptResult::new(vec![self]))
     }
 }
 
 impl IntoPromptResult for String {
-    fn into_prompt_result(self) -> Result<GetPromptResult> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         Ok(GetPromptResult::new(vec![PromptMessage::user_text(self)]))
     }
 }
 
 impl IntoPromptResult for &'static str {
-    fn into_prompt_result(self) -> Result<GetPromptResult> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         self.to_owned().into_prompt_result()
     }
 }
 
-impl<T: IntoPromptResult, E: fmt::Display + Send + Any> IntoPromptResult for Result<T, E> {
-    fn into_prompt_result(self) -> Result<GetPromptResult> {
-        self.map_err(handler_error)?.into_prompt_result()
+impl<T: IntoPromptResult, E: IntoHandlerError> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        self.map_err(IntoHandlerError::into_handler_error)?
+            .into_prompt_result()
     }
 }

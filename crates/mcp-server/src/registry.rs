@@ -17,6 +17,9 @@ pub(crate) trait Entry: Send + Sync + 'static {
     fn definition(&self) -> serde_json::Result<Box<RawValue>>;
 }
 
+/// The items of a registry in order, each with its serialized definition.
+type Listing<T> = Arc<[(Arc<T>, Box<RawValue>)]>;
+
 pub(crate) struct Registry<T> {
     state: RwLock<State<T>>,
     /// The generation, bumped on every change; sessions wait on it to send `list_changed`.
@@ -26,8 +29,8 @@ pub(crate) struct Registry<T> {
 struct State<T> {
     items: Vec<Arc<T>>,
     index: HashMap<String, usize>,
-    /// The serialized definitions, built on the first list after a change.
-    cache: Option<Arc<[Box<RawValue>]>>,
+    /// The items with their serialized definitions, built on the first list after a change.
+    cache: Option<Listing<T>>,
 }
 
 impl<T: Entry> Registry<T> {
@@ -95,7 +98,7 @@ impl<T: Entry> Registry<T> {
         self.changed.subscribe()
     }
 
-    fn definitions(&self) -> Result<Arc<[Box<RawValue>]>, ErrorObject> {
+    fn listing(&self) -> Result<Listing<T>, ErrorObject> {
         if let Some(cache) = &self.state.read().expect("registry lock").cache {
             return Ok(cache.clone());
         }
@@ -103,10 +106,10 @@ impl<T: Entry> Registry<T> {
         if let Some(cache) = &st.cache {
             return Ok(cache.clone());
         }
-        let defs = st
+        let listing = st
             .items
             .iter()
-            .map(|item| item.definition())
+            .map(|item| Ok((item.clone(), item.definition()?)))
             .collect::<serde_json::Result<Vec<_>>>()
             .map_err(|e| {
                 ErrorObject::new(
@@ -114,43 +117,50 @@ impl<T: Entry> Registry<T> {
                     format!("failed to serialize the list: {e}"),
                 )
             })?;
-        let defs: Arc<[Box<RawValue>]> = defs.into();
-        st.cache = Some(defs.clone());
-        Ok(defs)
+        let listing: Listing<T> = listing.into();
+        st.cache = Some(listing.clone());
+        Ok(listing)
     }
 
-    /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`.
+    /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`. With
+    /// `visible`, only the items it accepts are listed (and counted by cursors).
     pub(crate) fn page(
         &self,
         field: &str,
         cursor: Option<&str>,
         page_size: usize,
+        visible: Option<&dyn Fn(&T) -> bool>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let defs = self.definitions()?;
+        let listing = self.listing()?;
+        let shown: Vec<&RawValue> = match visible {
+            None => listing.iter().map(|(_, def)| &**def).collect(),
+            Some(visible) => listing
+                .iter()
+                .filter(|(item, _)| visible(item))
+                .map(|(_, def)| &**def)
+                .collect(),
+        };
         let start = match cursor {
             Some(c) => decode_cursor(c)
-                .filter(|&n| n <= defs.len())
+                .filter(|&n| n <= shown.len())
                 .ok_or_else(|| ErrorObject::new(ErrorCode::INVALID_PARAMS, "Invalid cursor"))?,
             None => 0,
         };
-        let end = start.saturating_add(page_size.max(1)).min(defs.len());
-        let mut out = String::with_capacity(
-            64 + defs[start..end]
-                .iter()
-                .map(|d| d.get().len() + 1)
-                .sum::<usize>(),
-        );
+        let end = start.saturating_add(page_size.max(1)).min(shown.len());
+        let page = &shown[start..end];
+        let mut out =
+            String::with_capacity(64 + page.iter().map(|d| d.get().len() + 1).sum::<usize>());
         out.push_str("{\"");
         out.push_str(field);
         out.push_str("\":[");
-        for (i, d) in defs[start..end].iter().enumerate() {
+        for (i, d) in page.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             out.push_str(d.get());
         }
         out.push(']');
-        if end < defs.len() {
+        if end < shown.len() {
             out.push_str(",\"nextCursor\":\"");
             out.push_str(&encode_cursor(end));
             out.push('"');
@@ -211,14 +221,23 @@ mod tests {
     #[test]
     fn pages_replace_and_remove() {
         let r = Registry::new(vec![Item("a"), Item("b"), Item("c")]);
-        let p1 = r.page("x", None, 2).unwrap();
+        let p1 = r.page("x", None, 2, None).unwrap();
         let v: serde_json::Value = serde_json::from_str(p1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a", "b"]));
         let next = v["nextCursor"].as_str().unwrap();
-        let p2 = r.page("x", Some(next), 2).unwrap();
+        let p2 = r.page("x", Some(next), 2, None).unwrap();
         assert_eq!(p2.get(), r#"{"x":["c"]}"#);
-        assert!(r.page("x", Some("garbage"), 2).is_err());
-        assert!(r.page("x", Some(&encode_cursor(9)), 2).is_err());
+        assert!(r.page("x", Some("garbage"), 2, None).is_err());
+        assert!(r.page("x", Some(&encode_cursor(9)), 2, None).is_err());
+        // A filter hides items from the list and from cursor counting.
+        let not_b = |i: &Item| i.0 != "b";
+        let f1 = r.page("x", None, 1, Some(&not_b)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(f1.get()).unwrap();
+        assert_eq!(v["x"], serde_json::json!(["a"]));
+        let f2 = r
+            .page("x", v["nextCursor"].as_str(), 1, Some(&not_b))
+            .unwrap();
+        assert_eq!(f2.get(), r#"{"x":["c"]}"#);
         let mut rx = r.subscribe();
         assert!(r.remove("a"));
         assert!(!r.remove("a"));
@@ -226,7 +245,10 @@ mod tests {
         rx.borrow_and_update();
         r.insert(Item("b"));
         assert!(rx.has_changed().unwrap());
-        assert_eq!(r.page("x", None, 10).unwrap().get(), r#"{"x":["b","c"]}"#);
+        assert_eq!(
+            r.page("x", None, 10, None).unwrap().get(),
+            r#"{"x":["b","c"]}"#
+        );
         assert_eq!(r.get("c").unwrap().0, "c");
     }
 }

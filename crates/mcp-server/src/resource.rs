@@ -1,10 +1,8 @@
 //! Resources: static [`Resource`]s and [`ResourceTemplate`]s, and the [`IntoReadResult`]
 //! conversions of handler return values.
 
-use std::any::Any;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -16,22 +14,36 @@ use serde_json::value::RawValue;
 
 use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
 use crate::context::Context;
-use crate::error::{Error, Result, handler_error};
+use crate::error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
+use crate::handler::{BoxFuture, Erased, HandlerFn, erase};
 use crate::registry::Entry;
-use crate::tool::BoxFuture;
 use crate::uri_template::UriTemplate;
 
-type ReadFn = dyn Fn(String, Context) -> BoxFuture<Result<ReadResourceResult>> + Send + Sync;
-type TemplateFn = dyn Fn(UriParams, Context) -> BoxFuture<Result<ReadResourceResult>> + Send + Sync;
+/// What a resource's output conversion needs: the URI read and the resource's MIME type.
+pub(crate) struct ReadTarget {
+    uri: String,
+    mime_type: Option<String>,
+}
+
+/// A read handler (a fixed resource's takes no input, a template's the [`UriParams`]).
+type ReadFn<In> = Erased<In, ReadTarget, ReadResourceResult>;
+
+fn convert<R: IntoReadResult>(
+    output: R,
+    target: ReadTarget,
+) -> Result<ReadResourceResult, HandlerError> {
+    let result = output.into_read_result(&target.uri, target.mime_type.as_deref())?;
+    Ok(with_mime(result, target.mime_type.as_deref()))
+}
 
 /// A resource with a fixed URI: its definition (as listed in `resources/list`) and the
 /// handler that reads it.
 ///
 /// ```
-/// use mcp_server::{Context, Resource};
+/// use mcp_server::Resource;
 ///
 /// let readme = Resource::text("file:///README.md", "readme", "# Hello").mime_type("text/markdown");
-/// let clock = Resource::new("time://now", "now", |_cx: Context| async move {
+/// let clock = Resource::new("time://now", "now", || async move {
 ///     format!("{:?}", std::time::SystemTime::now())
 /// });
 /// let logo = Resource::blob("file:///logo.png", "logo", vec![0x89, b'P', b'N', b'G'])
@@ -41,7 +53,7 @@ type TemplateFn = dyn Fn(UriParams, Context) -> BoxFuture<Result<ReadResourceRes
 #[derive(Clone)]
 pub struct Resource {
     def: mcp_types::Resource,
-    handler: Arc<ReadFn>,
+    handler: ReadFn<()>,
 }
 
 impl fmt::Debug for Resource {
@@ -53,21 +65,17 @@ impl fmt::Debug for Resource {
 }
 
 impl Resource {
-    /// A resource read by `handler`, which returns anything implementing [`IntoReadResult`]
-    /// (text, bytes, contents, or a `Result` of those).
-    pub fn new<F, Fut, R>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Resource
+    /// A resource read by `handler`, an async function or closure taking
+    /// [extractors](crate::FromContext) (or nothing) and returning anything implementing
+    /// [`IntoReadResult`] (text, bytes, contents, or a `Result` of those).
+    pub fn new<M, F>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Resource
     where
-        F: Fn(Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult,
+        F: HandlerFn<(), M>,
+        F::Output: IntoReadResult,
     {
-        let handler: Arc<ReadFn> = Arc::new(move |uri, cx| {
-            let fut = handler(cx);
-            Box::pin(async move { fut.await.into_read_result(&uri, None) })
-        });
         Resource {
             def: mcp_types::Resource::new(uri, name),
-            handler,
+            handler: erase(handler, convert::<F::Output>),
         }
     }
 
@@ -78,7 +86,7 @@ impl Resource {
         text: impl Into<String>,
     ) -> Resource {
         let text: Arc<str> = text.into().into();
-        Resource::new(uri, name, move |_cx| {
+        Resource::new(uri, name, move || {
             let text = text.to_string();
             async move { text }
         })
@@ -91,7 +99,7 @@ impl Resource {
         bytes: impl Into<Vec<u8>>,
     ) -> Resource {
         let bytes: Arc<[u8]> = bytes.into().into();
-        Resource::new(uri, name, move |_cx| {
+        Resource::new(uri, name, move || {
             let bytes = bytes.to_vec();
             async move { bytes }
         })
@@ -156,10 +164,12 @@ impl Resource {
         &self.def.uri
     }
 
-    pub(crate) fn read(&self, cx: Context) -> BoxFuture<Result<ReadResourceResult>> {
-        let fut = (self.handler)(self.def.uri.clone(), cx);
-        let mime = self.def.mime_type.clone();
-        Box::pin(async move { fut.await.map(|r| with_mime(r, mime.as_deref())) })
+    pub(crate) fn read(&self, cx: Context) -> BoxFuture<Result<ReadResourceResult, BoxError>> {
+        let target = ReadTarget {
+            uri: self.def.uri.clone(),
+            mime_type: self.def.mime_type.clone(),
+        };
+        (self.handler)((), target, cx)
     }
 }
 
@@ -221,9 +231,9 @@ impl UriParams {
 /// handlers for its variables.
 ///
 /// ```
-/// use mcp_server::{Context, ResourceTemplate, UriParams};
+/// use mcp_server::{ResourceTemplate, UriParams};
 ///
-/// let user = ResourceTemplate::new("users://{id}/profile", "user", |p: UriParams, _cx: Context| async move {
+/// let user = ResourceTemplate::new("users://{id}/profile", "user", |p: UriParams| async move {
 ///     format!("profile of {}", p.get("id").unwrap_or_default())
 /// })?
 /// .mime_type("text/plain")
@@ -235,8 +245,8 @@ impl UriParams {
 pub struct ResourceTemplate {
     def: mcp_types::ResourceTemplate,
     template: UriTemplate,
-    handler: Arc<TemplateFn>,
-    completers: HashMap<String, Arc<CompleteFn>>,
+    handler: ReadFn<UriParams>,
+    completers: HashMap<String, CompleteFn>,
 }
 
 impl fmt::Debug for ResourceTemplate {
@@ -249,17 +259,16 @@ impl fmt::Debug for ResourceTemplate {
 
 impl ResourceTemplate {
     /// A template whose matching URIs are read by `handler`, which gets the URI and its
-    /// variables. Fails with [`Error::InvalidUriTemplate`] if `uri_template` is not a valid
-    /// RFC 6570 template.
-    pub fn new<F, Fut, R>(
+    /// variables ([`UriParams`]) followed by any [extractors](crate::FromContext). Fails with
+    /// [`Error::InvalidUriTemplate`] if `uri_template` is not a valid RFC 6570 template.
+    pub fn new<M, F>(
         uri_template: impl Into<String>,
         name: impl Into<String>,
         handler: F,
     ) -> Result<ResourceTemplate>
     where
-        F: Fn(UriParams, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult,
+        F: HandlerFn<UriParams, M>,
+        F::Output: IntoReadResult,
     {
         let uri_template = uri_template.into();
         let template =
@@ -267,15 +276,10 @@ impl ResourceTemplate {
                 template: uri_template.clone(),
                 message,
             })?;
-        let handler: Arc<TemplateFn> = Arc::new(move |params: UriParams, cx| {
-            let uri = params.uri.clone();
-            let fut = handler(params, cx);
-            Box::pin(async move { fut.await.into_read_result(&uri, None) })
-        });
         Ok(ResourceTemplate {
             def: mcp_types::ResourceTemplate::new(uri_template, name),
             template,
-            handler,
+            handler: erase(handler, convert::<F::Output>),
             completers: HashMap::new(),
         })
     }
@@ -323,13 +327,13 @@ impl ResourceTemplate {
         self
     }
 
-    /// Completes variable `var` with `handler` (see [`IntoCompletion`]).
+    /// Completes variable `var` with `handler`, which takes the [`CompletionRequest`] and
+    /// any [extractors](crate::FromContext) (see [`IntoCompletion`]).
     #[must_use]
-    pub fn complete<F, Fut, R>(mut self, var: impl Into<String>, handler: F) -> Self
+    pub fn complete<M, F>(mut self, var: impl Into<String>, handler: F) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoCompletion,
+        F: HandlerFn<CompletionRequest, M>,
+        F::Output: IntoCompletion,
     {
         self.completers.insert(var.into(), completer(handler));
         self
@@ -374,13 +378,15 @@ impl ResourceTemplate {
         &self,
         params: UriParams,
         cx: Context,
-    ) -> BoxFuture<Result<ReadResourceResult>> {
-        let fut = (self.handler)(params, cx);
-        let mime = self.def.mime_type.clone();
-        Box::pin(async move { fut.await.map(|r| with_mime(r, mime.as_deref())) })
+    ) -> BoxFuture<Result<ReadResourceResult, BoxError>> {
+        let target = ReadTarget {
+            uri: params.uri.clone(),
+            mime_type: self.def.mime_type.clone(),
+        };
+        (self.handler)(params, target, cx)
     }
 
-    pub(crate) fn completer(&self, var: &str) -> Option<&Arc<CompleteFn>> {
+    pub(crate) fn completer(&self, var: &str) -> Option<&CompleteFn> {
         self.completers.get(var)
     }
 }
@@ -403,34 +409,54 @@ impl Entry for ResourceTemplate {
 /// | `Vec<u8>` | one blob item (base64-encoded) for the URI read |
 /// | `ResourceContents`, `Vec<ResourceContents>` | as is |
 /// | `ReadResourceResult` | as is |
-/// | `Result<T, E: Display>` | `T` as above; `Err` is a JSON-RPC error: an [`Error::Rpc`] as is (e.g. [`Error::resource_not_found`]), anything else -32603 |
+/// | `Result<T, E:` [`IntoHandlerError`]`>` | `T` as above; `Err` is a JSON-RPC error: an [`Error`] in it by its meaning (e.g. [`Error::resource_not_found`]), anything else -32603 |
 ///
 /// Text and blob items get the resource's MIME type unless they carry their own.
 pub trait IntoReadResult: Send + 'static {
     /// Converts the value; `uri` is the URI being read.
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult>;
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError>;
 }
 
 impl IntoReadResult for ReadResourceResult {
-    fn into_read_result(self, _uri: &str, _mime_type: Option<&str>) -> Result<ReadResourceResult> {
+    fn into_read_result(
+        self,
+        _uri: &str,
+        _mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
         Ok(self)
     }
 }
 
 impl IntoReadResult for ResourceContents {
-    fn into_read_result(self, _uri: &str, _mime_type: Option<&str>) -> Result<ReadResourceResult> {
+    fn into_read_result(
+        self,
+        _uri: &str,
+        _mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
         Ok(ReadResourceResult::new(vec![self]))
     }
 }
 
 impl IntoReadResult for Vec<ResourceContents> {
-    fn into_read_result(self, _uri: &str, _mime_type: Option<&str>) -> Result<ReadResourceResult> {
+    fn into_read_result(
+        self,
+        _uri: &str,
+        _mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
         Ok(ReadResourceResult::new(self))
     }
 }
 
 impl IntoReadResult for String {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
         let mut c = TextResourceContents::new(uri, self);
         c.mime_type = mime_type.map(str::to_owned);
         Ok(ReadResourceResult::new(vec![c.into()]))
@@ -438,13 +464,21 @@ impl IntoReadResult for String {
 }
 
 impl IntoReadResult for &'static str {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
         self.to_owned().into_read_result(uri, mime_type)
     }
 }
 
 impl IntoReadResult for Vec<u8> {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
         let blob = base64::engine::general_purpose::STANDARD.encode(self);
         let mut c = BlobResourceContents::new(uri, blob);
         c.mime_type = mime_type.map(str::to_owned);
@@ -452,9 +486,13 @@ impl IntoReadResult for Vec<u8> {
     }
 }
 
-impl<T: IntoReadResult, E: fmt::Display + Send + Any> IntoReadResult for Result<T, E> {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult> {
-        self.map_err(handler_error)?
+impl<T: IntoReadResult, E: IntoHandlerError> IntoReadResult for Result<T, E> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, HandlerError> {
+        self.map_err(IntoHandlerError::into_handler_error)?
             .into_read_result(uri, mime_type)
     }
 }

@@ -16,8 +16,11 @@ use mcp_types::{
 };
 
 use crate::Server;
-use crate::context::{ClientState, Context, ContextParts, Input, LevelSource, StatelessInput};
-use crate::error::Error;
+use crate::context::{Context, ContextParts, LevelSource};
+use crate::error::{error_object, is_input_required};
+use crate::input::{Input, StatelessInput};
+use crate::service::ToolCall;
+use crate::session_state::ClientState;
 
 /// Runs a `tools/call` of the stateless protocol. The handler runs from the start on every
 /// round; the answers it already got travel in `requestState`.
@@ -38,41 +41,39 @@ pub(crate) async fn call_tool(
         params.request_state.as_deref(),
         params.input_responses.take(),
     )
-    .map_err(error_object)?;
+    .map_err(|e| error_object(&e, &client.version))?;
+    let version = client.version.clone();
     let cx = Context::new(ContextParts {
-        server: server.clone(),
         client,
         peer,
         request_id,
         extensions,
+        state: server.inner().state.clone(),
+        session: None,
         level: LevelSource::Fixed(None),
         cancellation: CancellationToken::new(),
         progress_token: None,
         input: Input::Stateless(Mutex::new(input)),
-        meta: params.meta.take(),
     });
-    match tool.call(params.arguments, cx.clone()).await {
+    cx.set_meta(params.meta.take());
+    let call = ToolCall::new(params.name, params.arguments, cx.clone());
+    match tool.call(call).await {
         Ok(mut result) => {
             result.result_type = Some(ResultType::Complete);
             Ok(MaybeInputRequired::Complete(result))
         }
-        Err(Error::InputRequired) => {
+        Err(e) if is_input_required(&*e) => {
             let Input::Stateless(state) = cx.input() else {
                 unreachable!("built stateless above")
             };
             let state = state.lock().expect("input lock");
             let mut result = InputRequiredResult::new(state.requested.clone());
-            result.request_state = state.request_state().map_err(error_object)?;
+            result.request_state = state
+                .request_state()
+                .map_err(|e| error_object(&e, &version))?;
             Ok(MaybeInputRequired::InputRequired(result))
         }
-        Err(e) => Err(error_object(e)),
-    }
-}
-
-fn error_object(e: Error) -> ErrorObject {
-    match e {
-        Error::Rpc(obj) => obj,
-        other => ErrorObject::new(ErrorCode::INTERNAL_ERROR, other.to_string()),
+        Err(e) => Err(error_object(&*e, &version)),
     }
 }
 

@@ -1,27 +1,20 @@
 //! Tools: [`Tool`] and the [`IntoToolResult`] conversions of handler return values.
 
-use std::any::Any;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
+use std::future::ready;
 
-use mcp_types::{
-    CallToolResult, ContentBlock, ErrorCode, ErrorObject, Icon, JsonObject, Meta, ToolAnnotations,
-};
+use mcp_types::{CallToolResult, ContentBlock, ErrorCode, Icon, JsonObject, Meta, ToolAnnotations};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use tower_layer::Layer;
+use tower_service::Service;
 
-use crate::context::Context;
-use crate::error::{Error, Result, find_mcp_error};
+use crate::error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
+use crate::handler::{BoxFuture, HandlerFn};
 use crate::registry::Entry;
-
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
-type ToolFn =
-    dyn Fn(Option<JsonObject>, Context) -> BoxFuture<Result<CallToolResult>> + Send + Sync;
+use crate::service::{ToolCall, ToolService};
 
 /// A tool: its definition (as listed in `tools/list`) and its handler.
 ///
@@ -29,15 +22,19 @@ type ToolFn =
 ///
 /// - [`Tool::typed`] (feature `schemars`): arguments deserialize into a Rust type whose
 ///   `JsonSchema` derive gives the `inputSchema`;
-/// - [`Tool::raw`]: a JSON Schema given verbatim, arguments validated against it;
+/// - [`Tool::raw`]: a JSON Schema given verbatim, arguments handed over as a JSON object
+///   (validated against the schema with the `jsonschema` feature);
 /// - [`Tool::new`]: no arguments.
 ///
-/// The handler returns anything implementing [`IntoToolResult`]: text, content blocks,
-/// [`Json`] for structured output, a `CallToolResult`, or a `Result` of those (an `Err`
-/// becomes a result with `isError: true` and the error's text).
+/// The handler is an async function or closure taking the arguments (except for
+/// [`Tool::new`]) followed by any [extractors](crate::FromContext): the [`Context`](crate::Context),
+/// application [`State`](crate::State), and more (see [`HandlerFn`]). It returns anything
+/// implementing [`IntoToolResult`]: text, content blocks, [`Json`] for structured output, a
+/// `CallToolResult`, or a `Result` of those (an `Err` becomes a result with `isError: true`
+/// and the error's text).
 ///
 /// ```
-/// use mcp_server::{Context, HandlerError, Tool};
+/// use mcp_server::{Context, Tool};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
@@ -47,16 +44,21 @@ type ToolFn =
 ///     b: i64,
 /// }
 ///
-/// let add = Tool::typed("add", |args: AddArgs, _cx: Context| async move {
-///     Ok::<_, HandlerError>(args.a + args.b)
-/// })
-/// .description("Adds two numbers");
+/// let add = Tool::typed("add", |args: AddArgs| async move { args.a + args.b })
+///     .description("Adds two numbers");
 /// assert_eq!(add.definition().input_schema["required"], serde_json::json!(["a", "b"]));
+///
+/// // With the context, for progress, logging and requests to the client:
+/// let slow_add = Tool::typed("slow_add", |args: AddArgs, cx: Context| async move {
+///     let _ = cx.report_progress(0.5, Some(1.0), None).await;
+///     args.a + args.b
+/// });
+/// # let _ = slow_add;
 /// ```
 #[derive(Clone)]
 pub struct Tool {
     def: mcp_types::Tool,
-    handler: Arc<ToolFn>,
+    service: ToolService,
 }
 
 impl fmt::Debug for Tool {
@@ -67,22 +69,65 @@ impl fmt::Debug for Tool {
     }
 }
 
+/// A failed call before the handler ran, as a service error.
+fn refused(e: Error) -> BoxFuture<Result<CallToolResult, BoxError>> {
+    Box::pin(ready(Err(Box::new(e) as BoxError)))
+}
+
+/// The service running `handler` on the arguments that `decode` makes of the call's.
+fn handler_service<In, M, F>(
+    decode: impl Fn(Option<JsonObject>) -> Result<In> + Send + Sync + 'static,
+    handler: F,
+) -> ToolService
+where
+    In: Send + 'static,
+    F: HandlerFn<In, M>,
+    F::Output: IntoToolResult,
+{
+    ToolService::from_fn(move |call: ToolCall| {
+        let (args, cx) = call.into_parts();
+        let input = match decode(args) {
+            Ok(input) => input,
+            Err(e) => return refused(e),
+        };
+        match handler.call(input, cx) {
+            Ok(fut) => Box::pin(async move {
+                fut.await
+                    .into_tool_result()
+                    .map_err(HandlerError::into_inner)
+            }),
+            Err(e) => refused(e),
+        }
+    })
+}
+
 impl Tool {
     /// A tool without arguments; its input schema is `{"type": "object", "properties": {}}`.
     /// Arguments the client sends anyway are ignored.
-    pub fn new<F, Fut, R>(name: impl Into<String>, handler: F) -> Tool
+    ///
+    /// ```
+    /// use mcp_server::{Context, Tool};
+    ///
+    /// let hello = Tool::new("hello", || async { "Hello!" });
+    /// let who = Tool::new("who", |cx: Context| async move {
+    ///     cx.client_info().map(|c| c.name.clone()).unwrap_or_default()
+    /// });
+    /// # let _ = (hello, who);
+    /// ```
+    pub fn new<M, F>(name: impl Into<String>, handler: F) -> Tool
     where
-        F: Fn(Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
+        F: HandlerFn<(), M>,
+        F::Output: IntoToolResult,
     {
         let mut schema = mcp_types::Tool::empty_input_schema();
         schema.insert("properties".to_owned(), Value::Object(JsonObject::new()));
-        let handler: Arc<ToolFn> = Arc::new(move |_args, cx| {
-            let fut = handler(cx);
-            Box::pin(async move { fut.await.into_tool_result() })
-        });
-        Tool::from_parts(name.into(), schema, R::output_schema(), handler)
+        let output_schema = <F::Output as IntoToolResult>::output_schema();
+        Tool::from_parts(
+            name.into(),
+            schema,
+            output_schema,
+            handler_service(|_| Ok(()), handler),
+        )
     }
 
     /// A tool whose arguments deserialize into `A`; the `inputSchema` is `A`'s JSON Schema
@@ -92,114 +137,163 @@ impl Tool {
     /// If the handler returns [`Json<T>`] (or a `Result` of it), `T`'s schema becomes the
     /// tool's `outputSchema`.
     #[cfg(feature = "schemars")]
-    pub fn typed<A, F, Fut, R>(name: impl Into<String>, handler: F) -> Tool
+    pub fn typed<A, M, F>(name: impl Into<String>, handler: F) -> Tool
     where
         A: DeserializeOwned + schemars::JsonSchema + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
+        F: HandlerFn<A, M>,
+        F::Output: IntoToolResult,
     {
-        let name = name.into();
-        Tool::deserializing(name, schema_object::<A>(), handler)
+        Tool::with_schema(name, schema_object::<A>(), handler)
     }
 
     /// Like [`Tool::typed`] with the input schema given explicitly, for argument types that do
     /// not implement `JsonSchema`.
-    pub fn with_schema<A, F, Fut, R>(
+    pub fn with_schema<A, M, F>(
         name: impl Into<String>,
         input_schema: JsonObject,
         handler: F,
     ) -> Tool
     where
         A: DeserializeOwned + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
+        F: HandlerFn<A, M>,
+        F::Output: IntoToolResult,
     {
-        Tool::deserializing(name.into(), input_schema, handler)
-    }
-
-    fn deserializing<A, F, Fut, R>(name: String, input_schema: JsonObject, handler: F) -> Tool
-    where
-        A: DeserializeOwned + Send + 'static,
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
-    {
+        let name = name.into();
         let tool_name = name.clone();
-        let handler: Arc<ToolFn> = Arc::new(move |args, cx| {
-            match serde_json::from_value::<A>(Value::Object(args.unwrap_or_default())) {
-                Ok(args) => {
-                    let fut = handler(args, cx);
-                    Box::pin(async move { fut.await.into_tool_result() })
-                }
-                Err(e) => {
-                    let err = invalid_arguments(&tool_name, e);
-                    Box::pin(async move { Err(err) })
-                }
-            }
-        });
-        Tool::from_parts(name, input_schema, R::output_schema(), handler)
+        let decode = move |args: Option<JsonObject>| {
+            serde_json::from_value::<A>(Value::Object(args.unwrap_or_default()))
+                .map_err(|e| invalid_arguments(&tool_name, e))
+        };
+        let output_schema = <F::Output as IntoToolResult>::output_schema();
+        Tool::from_parts(
+            name,
+            input_schema,
+            output_schema,
+            handler_service(decode, handler),
+        )
     }
 
     /// A tool whose `inputSchema` is `input_schema`, kept verbatim (JSON Schema 2020-12
-    /// keywords such as `$defs`, `allOf`, `if`/`then`/`else` included). The validator is
-    /// compiled here, once; arguments that do not validate are refused with -32602
-    /// `Invalid arguments for tool <name>: ...` before the handler runs.
+    /// keywords such as `$defs`, `allOf`, `if`/`then`/`else` included); the handler gets the
+    /// arguments as a JSON object.
     ///
-    /// Fails with [`Error::InvalidSchema`] if the schema is not an object or not a valid
-    /// schema.
-    pub fn raw<F, Fut, R>(name: impl Into<String>, input_schema: Value, handler: F) -> Result<Tool>
+    /// With the `jsonschema` feature the schema is compiled here, once, and arguments that do
+    /// not validate are refused with -32602 `Invalid arguments for tool <name>: ...` before
+    /// the handler runs. Without it the handler must check the arguments itself.
+    ///
+    /// Fails with [`Error::InvalidSchema`] if the schema is not an object (or, with the
+    /// `jsonschema` feature, not a valid schema).
+    ///
+    /// ```
+    /// use mcp_server::Tool;
+    /// use mcp_server::types::JsonObject;
+    ///
+    /// let schema = serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": {"text": {"type": "string"}},
+    ///     "required": ["text"]
+    /// });
+    /// let echo = Tool::raw("echo", schema, |args: JsonObject| async move {
+    ///     args["text"].as_str().unwrap_or_default().to_owned()
+    /// })?;
+    /// # let _ = echo;
+    /// # Ok::<(), mcp_server::Error>(())
+    /// ```
+    pub fn raw<M, F>(name: impl Into<String>, input_schema: Value, handler: F) -> Result<Tool>
     where
-        F: Fn(JsonObject, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
+        F: HandlerFn<JsonObject, M>,
+        F::Output: IntoToolResult,
     {
         let name = name.into();
-        let invalid = |message: String| Error::InvalidSchema {
-            tool: name.clone(),
-            message,
-        };
-        let validator =
-            jsonschema::validator_for(&input_schema).map_err(|e| invalid(e.to_string()))?;
+        let validate = raw_validator(&name, &input_schema)?;
         let Value::Object(schema) = input_schema else {
-            return Err(invalid("the schema must be a JSON object".to_owned()));
+            return Err(Error::InvalidSchema {
+                tool: name,
+                message: "the schema must be a JSON object".to_owned(),
+            });
         };
-        let tool_name = name.clone();
-        let handler: Arc<ToolFn> = Arc::new(move |args, cx| {
-            let args = Value::Object(args.unwrap_or_default());
-            let errors: Vec<String> = validator
-                .iter_errors(&args)
-                .map(|e| e.to_string())
-                .collect();
-            if !errors.is_empty() {
-                let err = Error::Rpc(ErrorObject::new(
-                    ErrorCode::INVALID_PARAMS,
-                    format!(
-                        "Invalid arguments for tool {tool_name}: {}",
-                        errors.join("; ")
-                    ),
-                ));
-                return Box::pin(async move { Err(err) });
-            }
-            let Value::Object(args) = args else {
-                unreachable!("built as an object above")
-            };
-            let fut = handler(args, cx);
-            Box::pin(async move { fut.await.into_tool_result() })
-        });
-        Ok(Tool::from_parts(name, schema, R::output_schema(), handler))
+        let output_schema = <F::Output as IntoToolResult>::output_schema();
+        let service = handler_service(
+            move |args: Option<JsonObject>| {
+                let args = args.unwrap_or_default();
+                validate(&args)?;
+                Ok(args)
+            },
+            handler,
+        );
+        Ok(Tool::from_parts(name, schema, output_schema, service))
     }
 
     fn from_parts(
         name: String,
         input_schema: JsonObject,
         output_schema: Option<JsonObject>,
-        handler: Arc<ToolFn>,
+        service: ToolService,
     ) -> Tool {
         let mut def = mcp_types::Tool::new(name, input_schema);
         def.output_schema = output_schema;
-        Tool { def, handler }
+        Tool { def, service }
+    }
+
+    /// Wraps the tool's handling in a tower [`Layer`]: a timeout, a metrics counter, an
+    /// authorization check for this tool alone. Layers added later wrap those added before.
+    /// The layer's service takes a [`ToolCall`] and returns a `CallToolResult`; an error it
+    /// returns is sent as a JSON-RPC error (see [`service`](crate::service)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use mcp_server::{Error, Tool, ToolCall};
+    /// use mcp_server::types::CallToolResult;
+    ///
+    /// #[derive(Clone)]
+    /// struct Admin;
+    ///
+    /// // A check written as a layer with `tower::service_fn`-style code: only requests whose
+    /// // transport attached `Admin` reach the handler.
+    /// #[derive(Clone)]
+    /// struct RequireAdmin<S>(S);
+    ///
+    /// impl<S> tower_service::Service<ToolCall> for RequireAdmin<S>
+    /// where
+    ///     S: tower_service::Service<ToolCall, Response = CallToolResult>,
+    ///     S::Error: Into<mcp_server::BoxError>,
+    ///     S::Future: Send + 'static,
+    /// {
+    ///     type Response = CallToolResult;
+    ///     type Error = mcp_server::BoxError;
+    ///     type Future = mcp_server::BoxFuture<Result<CallToolResult, mcp_server::BoxError>>;
+    ///
+    ///     fn poll_ready(
+    ///         &mut self,
+    ///         cx: &mut std::task::Context<'_>,
+    ///     ) -> std::task::Poll<Result<(), Self::Error>> {
+    ///         self.0.poll_ready(cx).map_err(Into::into)
+    ///     }
+    ///
+    ///     fn call(&mut self, call: ToolCall) -> Self::Future {
+    ///         if call.extensions().get::<Admin>().is_none() {
+    ///             return Box::pin(async { Err(Error::rpc(-32001, "admins only").into()) });
+    ///         }
+    ///         let fut = self.0.call(call);
+    ///         Box::pin(async move { fut.await.map_err(Into::into) })
+    ///     }
+    /// }
+    ///
+    /// let reset = Tool::new("reset", || async { "done" })
+    ///     .layer(tower_layer::layer_fn(RequireAdmin));
+    /// # let _ = reset;
+    /// ```
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<ToolService>,
+        L::Service: Service<ToolCall, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<ToolCall>>::Error: Into<BoxError>,
+        <L::Service as Service<ToolCall>>::Future: Send + 'static,
+    {
+        self.service = self.service.layered(layer);
+        self
     }
 
     /// Sets the description (a hint to the model).
@@ -255,12 +349,8 @@ impl Tool {
         &self.def.name
     }
 
-    pub(crate) fn call(
-        &self,
-        args: Option<JsonObject>,
-        cx: Context,
-    ) -> BoxFuture<Result<CallToolResult>> {
-        (self.handler)(args, cx)
+    pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<Result<CallToolResult, BoxError>> {
+        self.service.oneshot(call)
     }
 }
 
@@ -275,10 +365,40 @@ impl Entry for Tool {
 }
 
 fn invalid_arguments(tool: &str, e: impl fmt::Display) -> Error {
-    Error::Rpc(ErrorObject::new(
-        ErrorCode::INVALID_PARAMS,
-        format!("Invalid arguments for tool {tool}: {e}"),
-    ))
+    Error::invalid_params(format!("Invalid arguments for tool {tool}: {e}"))
+}
+
+/// Checks a raw tool's arguments against its schema.
+type Validate = Box<dyn Fn(&JsonObject) -> Result<()> + Send + Sync>;
+
+/// The argument check of a raw tool: the compiled schema.
+#[cfg(feature = "jsonschema")]
+fn raw_validator(tool: &str, schema: &Value) -> Result<Validate> {
+    let validator = jsonschema::validator_for(schema).map_err(|e| Error::InvalidSchema {
+        tool: tool.to_owned(),
+        message: e.to_string(),
+    })?;
+    let tool = tool.to_owned();
+    Ok(Box::new(move |args: &JsonObject| {
+        // The validator takes a `Value`; the arguments are an object inside one.
+        let args = Value::Object(args.clone());
+        let errors: Vec<String> = validator
+            .iter_errors(&args)
+            .map(|e| e.to_string())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid_arguments(&tool, errors.join("; ")))
+        }
+    }))
+}
+
+/// Without the `jsonschema` feature, raw tools check nothing beyond the arguments being an
+/// object.
+#[cfg(not(feature = "jsonschema"))]
+fn raw_validator(_tool: &str, _schema: &Value) -> Result<Validate> {
+    Ok(Box::new(|_| Ok(())))
 }
 
 /// The JSON Schema of `T` as a JSON object (JSON Schema 2020-12, schemars' defaults).
@@ -310,13 +430,17 @@ pub(crate) fn schema_object<T: schemars::JsonSchema>() -> JsonObject {
 /// | `CallToolResult` | as is |
 /// | [`Json<T>`] | `structuredContent` + a text block with the JSON; `T`'s schema is the `outputSchema` |
 /// | [`Structured<T>`] | `structuredContent` + a text block, no `outputSchema` |
-/// | `Result<T, E: Display>` | `T` as above; `Err` gives `isError: true` with the error's text |
+/// | `Result<T, E:` [`IntoHandlerError`]`>` | `T` as above; `Err` gives `isError: true` with the error's text |
 ///
-/// An `Err` holding [`Error::InputRequired`] (directly, in a [`HandlerError`](crate::HandlerError)
-/// or boxed) is not a tool failure: it goes to the router (see [`Context`]).
+/// A failing tool is a result, not a protocol error, so the model sees what went wrong. Two
+/// errors are not tool failures, wherever they sit in the error's source chain:
+/// [`Error::InputRequired`] goes to the router (see [`Context`](crate::Context)), and an
+/// [`Error::Rpc`] with code -32042 (URL elicitation required) is sent as that JSON-RPC error.
+/// To answer a call with another JSON-RPC error, refuse it in a [layer](Tool::layer) or an
+/// [extractor](crate::FromContext).
 pub trait IntoToolResult: Send + 'static {
-    /// Converts the value. `Err` is for [`Error::InputRequired`] only.
-    fn into_tool_result(self) -> Result<CallToolResult>;
+    /// Converts the value. `Err` is for the errors that are not tool failures (see above).
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError>;
 
     /// The `outputSchema` implied by the type, if any.
     fn output_schema() -> Option<JsonObject> {
@@ -325,37 +449,37 @@ pub trait IntoToolResult: Send + 'static {
 }
 
 impl IntoToolResult for CallToolResult {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(self)
     }
 }
 
 impl IntoToolResult for String {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(CallToolResult::text(self))
     }
 }
 
 impl IntoToolResult for &'static str {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(CallToolResult::text(self))
     }
 }
 
 impl IntoToolResult for ContentBlock {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(CallToolResult::new(vec![self]))
     }
 }
 
 impl IntoToolResult for Vec<ContentBlock> {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(CallToolResult::new(self))
     }
 }
 
 impl IntoToolResult for () {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(CallToolResult::new(Vec::new()))
     }
 }
@@ -363,7 +487,7 @@ impl IntoToolResult for () {
 macro_rules! text_results {
     ($($t:ty),*) => {$(
         impl IntoToolResult for $t {
-            fn into_tool_result(self) -> Result<CallToolResult> {
+            fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
                 Ok(CallToolResult::text(self.to_string()))
             }
         }
@@ -374,14 +498,18 @@ text_results!(
     bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
 );
 
-impl<T: IntoToolResult, E: fmt::Display + Send + Any> IntoToolResult for Result<T, E> {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+impl<T: IntoToolResult, E: IntoHandlerError> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         match self {
             Ok(v) => v.into_tool_result(),
-            Err(e) => match find_mcp_error(&e) {
-                Some(Error::InputRequired) => Err(Error::InputRequired),
-                _ => Ok(CallToolResult::error(e.to_string())),
-            },
+            Err(e) => {
+                let e = e.into_handler_error();
+                if is_protocol_error(&e) {
+                    Err(e)
+                } else {
+                    Ok(CallToolResult::error(e.to_string()))
+                }
+            }
         }
     }
 
@@ -390,12 +518,21 @@ impl<T: IntoToolResult, E: fmt::Display + Send + Any> IntoToolResult for Result<
     }
 }
 
+/// Whether a tool's error is sent as a JSON-RPC error rather than as a failed result.
+fn is_protocol_error(e: &HandlerError) -> bool {
+    match e.as_mcp_error() {
+        Some(Error::InputRequired) => true,
+        Some(Error::Rpc(obj)) => obj.code == ErrorCode::URL_ELICITATION_REQUIRED,
+        _ => false,
+    }
+}
+
 /// Structured tool output with a schema: `T` becomes `structuredContent` (and, for clients
 /// that read only `content`, a text block with its JSON), and `T`'s JSON Schema becomes the
 /// tool's `outputSchema`. `T` must serialize to a JSON object.
 ///
 /// ```
-/// use mcp_server::{Context, Json, Tool};
+/// use mcp_server::{Json, Tool};
 /// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
 ///
@@ -409,7 +546,7 @@ impl<T: IntoToolResult, E: fmt::Display + Send + Any> IntoToolResult for Result<
 ///     celsius: f64,
 /// }
 ///
-/// let tool = Tool::typed("weather", |q: Query, _cx: Context| async move {
+/// let tool = Tool::typed("weather", |q: Query| async move {
 ///     let _ = q.city;
 ///     Json(Weather { celsius: 21.5 })
 /// });
@@ -422,7 +559,7 @@ pub struct Json<T>(pub T);
 
 #[cfg(feature = "schemars")]
 impl<T: Serialize + schemars::JsonSchema + Send + 'static> IntoToolResult for Json<T> {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Structured(self.0).into_tool_result()
     }
 
@@ -438,7 +575,7 @@ impl<T: Serialize + schemars::JsonSchema + Send + 'static> IntoToolResult for Js
 pub struct Structured<T>(pub T);
 
 impl<T: Serialize + Send + 'static> IntoToolResult for Structured<T> {
-    fn into_tool_result(self) -> Result<CallToolResult> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
         Ok(match serde_json::to_value(&self.0) {
             Ok(v) => CallToolResult::structured(v),
             Err(e) => CallToolResult::error(format!("failed to serialize the result: {e}")),

@@ -13,8 +13,8 @@ mod support;
 mod tools;
 
 use mcp_server::types::{
-    ContentBlock, EmbeddedResource, ImageContent, PromptMessage, Role, TextResourceContents,
-    ToolAnnotations,
+    ContentBlock, EmbeddedResource, ImageContent, JsonObject, PromptMessage, Role,
+    TextResourceContents, ToolAnnotations,
 };
 use mcp_server::{
     Context, Error, HandlerError, Json, Prompt, PromptArguments, Resource, ResourceTemplate,
@@ -98,14 +98,14 @@ pub(crate) fn fixture() -> Server {
             .description("Always fails"),
         )
         .tool(
-            Tool::raw("contact", schema_2020_12(), |args, _cx| async move {
+            Tool::raw("contact", schema_2020_12(), |args: JsonObject| async move {
                 format!("contact {}", serde_json::Value::Object(args))
             })
             .expect("valid schema")
             .description("JSON Schema 2020-12"),
         )
         .tool(
-            Tool::new("mixed", |_cx| async {
+            Tool::new("mixed", || async {
                 vec![
                     ContentBlock::text("mixed"),
                     ContentBlock::Image(ImageContent::new("aGk=", "image/png")),

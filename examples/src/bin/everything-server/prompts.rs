@@ -9,7 +9,7 @@ use crate::TEST_IMAGE_BASE64;
 /// and `test_prompt_with_image`.
 pub(crate) fn all() -> Vec<Prompt> {
     vec![
-        Prompt::new("test_simple_prompt", |_args, _cx| async {
+        Prompt::new("test_simple_prompt", |_args: PromptArguments| async {
             "This is a simple prompt for testing."
         })
         .title("Simple Test Prompt")
@@ -17,7 +17,7 @@ pub(crate) fn all() -> Vec<Prompt> {
         // Required arguments are checked before the handler runs, so indexing is safe.
         Prompt::new(
             "test_prompt_with_arguments",
-            |args: PromptArguments, _cx| async move {
+            |args: PromptArguments| async move {
                 format!(
                     "Prompt with arguments: arg1='{}', arg2='{}'",
                     args["arg1"], args["arg2"]
@@ -30,7 +30,7 @@ pub(crate) fn all() -> Vec<Prompt> {
         .argument("arg2", "Second test argument", true),
         Prompt::new(
             "test_prompt_with_embedded_resource",
-            |args: PromptArguments, _cx| async move {
+            |args: PromptArguments| async move {
                 let mut resource = TextResourceContents::new(
                     args["resourceUri"].as_str(),
                     "Embedded resource content for testing.",
@@ -45,7 +45,7 @@ pub(crate) fn all() -> Vec<Prompt> {
         .title("Prompt With Embedded Resource")
         .description("A prompt that includes an embedded resource")
         .argument("resourceUri", "URI of the resource to embed", true),
-        Prompt::new("test_prompt_with_image", |_args, _cx| async {
+        Prompt::new("test_prompt_with_image", |_args: PromptArguments| async {
             vec![
                 PromptMessage::new(
                     Role::User,

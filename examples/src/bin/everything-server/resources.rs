@@ -16,7 +16,7 @@ pub(crate) fn resources() -> Vec<Resource> {
         .title("Static Text Resource")
         .description("A static text resource for testing")
         .mime_type("text/plain"),
-        Resource::new("test://static-binary", "static-binary", |_cx| async {
+        Resource::new("test://static-binary", "static-binary", || async {
             // Served as the fixture's base64 text, byte for byte.
             ResourceContents::from(BlobResourceContents::new(
                 "test://static-binary",
@@ -44,7 +44,7 @@ pub(crate) fn template() -> mcp_server::Result<ResourceTemplate> {
     Ok(ResourceTemplate::new(
         "test://template/{id}/data",
         "template",
-        |p: UriParams, _cx| async move {
+        |p: UriParams| async move {
             let id = p.get("id").unwrap_or_default().to_owned();
             // Built by hand to keep the reference's key order: id, templateTest, data.
             format!(

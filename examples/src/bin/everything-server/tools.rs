@@ -15,19 +15,19 @@ use crate::{TEST_AUDIO_BASE64, TEST_IMAGE_BASE64};
 /// Every tool of the fixture, in the reference server's order.
 pub(crate) fn all() -> anyhow::Result<Vec<Tool>> {
     Ok(vec![
-        Tool::new("test_simple_text", |_cx| async {
+        Tool::new("test_simple_text", || async {
             "This is a simple text response for testing."
         })
         .description("Tests simple text content response"),
-        Tool::new("test_image_content", |_cx| async {
+        Tool::new("test_image_content", || async {
             ContentBlock::image(TEST_IMAGE_BASE64, "image/png")
         })
         .description("Tests image content response"),
-        Tool::new("test_audio_content", |_cx| async {
+        Tool::new("test_audio_content", || async {
             ContentBlock::audio(TEST_AUDIO_BASE64, "audio/wav")
         })
         .description("Tests audio content response"),
-        Tool::new("test_embedded_resource", |_cx| async {
+        Tool::new("test_embedded_resource", || async {
             embedded_text(
                 "test://embedded-resource",
                 "text/plain",
@@ -35,7 +35,7 @@ pub(crate) fn all() -> anyhow::Result<Vec<Tool>> {
             )
         })
         .description("Tests embedded resource content response"),
-        Tool::new("test_multiple_content_types", |_cx| async {
+        Tool::new("test_multiple_content_types", || async {
             vec![
                 ContentBlock::text("Multiple content types test:"),
                 ContentBlock::image(TEST_IMAGE_BASE64, "image/png"),
@@ -51,7 +51,7 @@ pub(crate) fn all() -> anyhow::Result<Vec<Tool>> {
             .description("Tests tool that emits log messages during execution"),
         Tool::new("test_tool_with_progress", with_progress)
             .description("Tests tool that reports progress notifications"),
-        Tool::new("test_error_handling", |_cx| async {
+        Tool::new("test_error_handling", || async {
             Err::<String, _>("This tool intentionally returns an error for testing")
         })
         .description("Tests error response handling"),
@@ -67,11 +67,11 @@ pub(crate) fn all() -> anyhow::Result<Vec<Tool>> {
             elicitation,
         )?
         .description("Tests server-initiated elicitation (user input request)"),
-        Tool::new("test_elicitation_sep1034_defaults", |cx| {
+        Tool::new("test_elicitation_sep1034_defaults", |cx: Context| {
             elicit_form(cx, sep1034_defaults_request())
         })
         .description("Tests elicitation with default values per SEP-1034"),
-        Tool::new("test_elicitation_sep1330_enums", |cx| {
+        Tool::new("test_elicitation_sep1330_enums", |cx: Context| {
             elicit_form(cx, sep1330_enums_request())
         })
         .description("Tests elicitation with enum schema improvements per SEP-1330"),
@@ -163,7 +163,7 @@ async fn with_progress(cx: Context) -> Result<String, HandlerError> {
 }
 
 /// Echoes the (validated) arguments as JSON.
-async fn echo_arguments(args: JsonObject, _cx: Context) -> String {
+async fn echo_arguments(args: JsonObject) -> String {
     format!(
         "JSON Schema 2020-12 tool called with: {}",
         Value::Object(args)

@@ -1,0 +1,384 @@
+//! [`ServerBuilder`]: what a server offers, its application state, its middleware, and its
+//! settings.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use mcp_jsonrpc::{Config, Extensions};
+use mcp_types::{Implementation, LoggingLevel};
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::context::Context;
+use crate::error::BoxError;
+use crate::handler::{HandlerFn, erase};
+use crate::prompt::Prompt;
+use crate::registry::Registry;
+use crate::resource::{Resource, ResourceTemplate};
+use crate::router::route;
+use crate::server::{Declare, Filters, Server, ServerInner, ServerRef};
+use crate::service::{IntoMcpResponse, McpRequest, McpResponse, McpService};
+use crate::tool::Tool;
+
+type WrapFn = Box<dyn FnOnce(McpService) -> McpService + Send>;
+
+/// Builds a [`Server`]; see [`Server::builder`].
+///
+/// ```
+/// use mcp_server::{Server, Tool};
+///
+/// let server = Server::builder()
+///     .name("demo")
+///     .version("1.0.0")
+///     .instructions("Call `hello` to be greeted.")
+///     .tool(Tool::new("hello", || async { "Hello!" }).description("Greets you"))
+///     .page_size(50)
+///     .build();
+/// assert_eq!(server.session_count(), 0);
+/// ```
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    page_size: usize,
+    tools: Vec<Tool>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    prompts: Vec<Prompt>,
+    config: Config,
+    default_log_level: Option<LoggingLevel>,
+    client_request_timeout: Option<Duration>,
+    log_queue: usize,
+    declare: Declare,
+    state: Extensions,
+    layers: Vec<WrapFn>,
+    filters: Filters,
+    fallback: Option<crate::server::Fallback>,
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.tools.len())
+            .field("resources", &self.resources.len())
+            .field("templates", &self.templates.len())
+            .field("prompts", &self.prompts.len())
+            .field("layers", &self.layers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ServerBuilder {
+    fn default() -> Self {
+        ServerBuilder {
+            info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            page_size: 100,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            config: Config::default(),
+            default_log_level: Some(LoggingLevel::Info),
+            client_request_timeout: None,
+            log_queue: 64,
+            declare: Declare::default(),
+            state: Extensions::new(),
+            layers: Vec::new(),
+            filters: Filters::default(),
+            fallback: None,
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The server's name in `serverInfo` (default: this crate's name).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.info.name = name.into();
+        self
+    }
+
+    /// The server's version in `serverInfo` (default: this crate's version).
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// The whole `serverInfo` (title, icons, website...).
+    #[must_use]
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Instructions for the client's model, sent in the `initialize` result.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a resource.
+    #[must_use]
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a resource template.
+    #[must_use]
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Adds a prompt.
+    #[must_use]
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// How many items one page of `tools/list`, `resources/list`,
+    /// `resources/templates/list` or `prompts/list` holds (default 100, at least 1).
+    #[must_use]
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// The JSON-RPC connection limits of each session (concurrency, queues, message size).
+    #[must_use]
+    pub fn jsonrpc_config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The log level of a session whose client never sent `logging/setLevel` (default
+    /// `Info`; `None` sends no log messages until the client asks).
+    #[must_use]
+    pub fn default_log_level(mut self, level: Option<LoggingLevel>) -> Self {
+        self.default_log_level = level;
+        self
+    }
+
+    /// A timeout for requests to the client (sampling, elicitation, roots). Default none: a
+    /// request lasts as long as the handler that made it (a user may take a while to answer
+    /// an elicitation; the client cancelling the tool call cancels it).
+    #[must_use]
+    pub fn client_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// How many bridged `tracing` log messages may wait per session before new ones are
+    /// dropped (default 64).
+    #[must_use]
+    pub fn log_queue(mut self, capacity: usize) -> Self {
+        self.log_queue = capacity.max(1);
+        self
+    }
+
+    /// Declares the tools capability even while no tool is registered (for servers that add
+    /// tools later).
+    #[must_use]
+    pub fn declare_tools(mut self) -> Self {
+        self.declare.tools = true;
+        self
+    }
+
+    /// Declares the resources capability even while no resource or template is registered.
+    #[must_use]
+    pub fn declare_resources(mut self) -> Self {
+        self.declare.resources = true;
+        self
+    }
+
+    /// Declares the prompts capability even while no prompt is registered.
+    #[must_use]
+    pub fn declare_prompts(mut self) -> Self {
+        self.declare.prompts = true;
+        self
+    }
+
+    /// Application state for handlers: a database pool, a configuration, a client of another
+    /// service. Handlers take it as [`State<T>`](crate::State) (cloned per call) or read it
+    /// with [`Context::state`]. One value per type; calling this again with the same type
+    /// replaces it. A handler taking a `State<T>` that was never given fails with
+    /// [`Error::MissingState`](crate::Error::MissingState).
+    #[must_use]
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.state.insert(state);
+        self
+    }
+
+    /// Wraps the server's request handling in a tower [`Layer`]: every request of an
+    /// initialized client (not `initialize` and `ping`) goes through it as an
+    /// [`McpRequest`] on its way to the router, which answers with an [`McpResponse`].
+    /// Layers added later wrap those added before. An error the layer's service returns is
+    /// sent as a JSON-RPC error (see [`service`](crate::service)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use mcp_server::{Server, Tool};
+    ///
+    /// // Any tower layer fits, e.g. tower's timeout: a request still running after 30 s is
+    /// // dropped (its handler cancelled) and answered with -32603 "request timed out".
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("hello", || async { "Hello!" }))
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(30)))
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<McpService> + Send + 'static,
+        L::Service: Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
+        <L::Service as Service<McpRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.layers
+            .push(Box::new(move |inner: McpService| inner.layered(layer)));
+        self
+    }
+
+    /// Decides per request which tools its client may see: a tool for which `filter` says
+    /// `false` is left out of `tools/list` and answered as unknown by `tools/call`. The
+    /// filter gets the [`Context`] of the request, with the transport's extensions (an auth
+    /// layer's principal, say) and the [`Session`](crate::Session).
+    ///
+    /// ```
+    /// use mcp_server::{Server, Tool};
+    ///
+    /// #[derive(Clone)]
+    /// struct Role(&'static str);
+    ///
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("read", || async { "data" }))
+    ///     .tool(Tool::new("drop_tables", || async { "gone" }))
+    ///     .tool_filter(|tool, cx| {
+    ///         tool.name() != "drop_tables"
+    ///             || cx.extensions().get::<Role>().is_some_and(|r| r.0 == "admin")
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn tool_filter(
+        mut self,
+        filter: impl Fn(&Tool, &Context) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.filters.tools = Some(Arc::new(filter));
+        self
+    }
+
+    /// Like [`tool_filter`](Self::tool_filter), for resources (`resources/list`, reads and
+    /// subscriptions; a hidden resource is "not found").
+    #[must_use]
+    pub fn resource_filter(
+        mut self,
+        filter: impl Fn(&Resource, &Context) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.filters.resources = Some(Arc::new(filter));
+        self
+    }
+
+    /// Like [`tool_filter`](Self::tool_filter), for resource templates
+    /// (`resources/templates/list`, reads of matching URIs, completion).
+    #[must_use]
+    pub fn resource_template_filter(
+        mut self,
+        filter: impl Fn(&ResourceTemplate, &Context) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.filters.templates = Some(Arc::new(filter));
+        self
+    }
+
+    /// Like [`tool_filter`](Self::tool_filter), for prompts (`prompts/list`, `prompts/get`,
+    /// completion).
+    #[must_use]
+    pub fn prompt_filter(
+        mut self,
+        filter: impl Fn(&Prompt, &Context) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.filters.prompts = Some(Arc::new(filter));
+        self
+    }
+
+    /// Serves requests for methods the server does not know (custom methods, vendor
+    /// extensions) with `handler`, which takes the [`McpRequest`] followed by any
+    /// [extractors](crate::FromContext) and returns a `Result` (see [`IntoMcpResponse`]).
+    /// Without a fallback such requests get -32601 "method not found"; a fallback that does
+    /// not serve a method either returns [`Error::method_not_found`](crate::Error::method_not_found).
+    ///
+    /// ```
+    /// use mcp_server::{Error, McpRequest, Server};
+    ///
+    /// let server = Server::builder()
+    ///     .fallback(|req: McpRequest| async move {
+    ///         match req.method() {
+    ///             "acme/version" => Ok(serde_json::json!({"build": 42})),
+    ///             other => Err(Error::method_not_found(other)),
+    ///         }
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn fallback<M, F>(mut self, handler: F) -> Self
+    where
+        F: HandlerFn<McpRequest, M>,
+        F::Output: IntoMcpResponse,
+    {
+        self.fallback = Some(erase(handler, |out: F::Output, ()| out.into_mcp_response()));
+        self
+    }
+
+    /// Builds the server.
+    pub fn build(self) -> Server {
+        let layers = self.layers;
+        let mut state = self.state;
+        let inner = Arc::new_cyclic(|me| {
+            state.insert(ServerRef(me.clone()));
+            let router = {
+                let me = me.clone();
+                McpService::from_fn(move |req| route(me.upgrade(), req))
+            };
+            let service = layers.into_iter().fold(router, |inner, wrap| wrap(inner));
+            ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                page_size: self.page_size,
+                tools: Registry::new(self.tools),
+                resources: Registry::new(self.resources),
+                templates: Registry::new(self.templates),
+                prompts: Registry::new(self.prompts),
+                sessions: Default::default(),
+                next_session: AtomicU64::new(0),
+                config: self.config,
+                default_log_level: self.default_log_level,
+                client_request_timeout: self.client_request_timeout,
+                log_queue: self.log_queue,
+                declare: self.declare,
+                state: Arc::new(state),
+                filters: self.filters,
+                fallback: self.fallback,
+                service,
+            }
+        });
+        Server::from_inner(inner)
+    }
+}

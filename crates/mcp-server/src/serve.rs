@@ -1,0 +1,249 @@
+//! Serving a session: [`Server::serve`], and the JSON-RPC [`Handler`] that answers the
+//! lifecycle itself and hands every other request, as an [`McpRequest`] with its
+//! [`Context`], to the server's service (its layers, then the router).
+
+use std::sync::Arc;
+
+use mcp_jsonrpc::{
+    Connection, Handler, Notification, NotificationContext, Request, RequestContext, Transport,
+};
+use mcp_types::{
+    ClientCapabilities, EmptyResult, ErrorObject, Initialize, InitializeRequestParams,
+    InitializeResult, Initialized, Ping, ProtocolVersion,
+};
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use crate::context::{Context, ContextParts, LevelSource};
+use crate::error::{Error, Result, error_object, is_input_required};
+use crate::input::Input;
+use crate::notifier::notifier;
+use crate::server::{STATEFUL_VERSIONS, Server};
+use crate::service::McpRequest;
+use crate::session_state::{ClientState, InitState, SessionShared};
+
+impl Server {
+    /// Serves one session over `transport` until the client disconnects or the transport
+    /// fails. The library never spawns: the caller awaits this future, or spawns it (one per
+    /// connection for a multi-client transport).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future ends the session: in-flight handlers are dropped (their
+    /// cancellation tokens fire) and the transport is dropped without a graceful close.
+    pub async fn serve<T: Transport>(&self, transport: T) -> Result<()> {
+        self.serve_with(transport, ServeOptions::default()).await
+    }
+
+    /// Like [`serve`](Self::serve), with [`ServeOptions`]: to serve a session that has no
+    /// `initialize` handshake of its own, such as each POST of a stateless HTTP service.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{memory, Config, Connection};
+    /// use mcp_server::types::{ClientCapabilities, ProtocolVersion};
+    /// use mcp_server::{ServeOptions, Server, Tool};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> anyhow::Result<()> {
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("hello", || async { "Hello!" }))
+    ///     .build();
+    /// let (client_end, server_end) = memory::pair(16);
+    /// // An HTTP session factory would pass the request's `MCP-Protocol-Version` header.
+    /// let options = ServeOptions::new().assume_initialized(
+    ///     Some(ProtocolVersion::V2025_06_18),
+    ///     ClientCapabilities::default(),
+    /// );
+    /// tokio::spawn(async move { server.serve_with(server_end, options).await });
+    ///
+    /// let (connection, client) = Connection::new(client_end, (), Config::default());
+    /// tokio::spawn(connection.run());
+    /// // No handshake: the first request is served at once.
+    /// let call = serde_json::value::to_raw_value(&serde_json::json!({"name": "hello"}))?;
+    /// let result = client.request("tools/call", Some(call)).await?;
+    /// assert_eq!(result.get(), r#"{"content":[{"type":"text","text":"Hello!"}]}"#);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Cancel safety
+    ///
+    /// As for [`serve`](Self::serve).
+    pub async fn serve_with<T: Transport>(
+        &self,
+        transport: T,
+        options: ServeOptions,
+    ) -> Result<()> {
+        let inner = self.inner();
+        let (log_tx, log_rx) = mpsc::channel(inner.log_queue.max(1));
+        let session = Arc::new(SessionShared::new(
+            self.next_session_id(),
+            inner.default_log_level,
+            log_tx,
+        ));
+        let handler = SessionHandler {
+            server: self.clone(),
+            session: session.clone(),
+        };
+        let (connection, peer) = Connection::new(transport, handler, inner.config.clone());
+        if let Some((version, capabilities)) = options.assume_initialized {
+            let version = version.map_or_else(
+                || STATEFUL_VERSIONS[STATEFUL_VERSIONS.len() - 1].clone(),
+                |v| ProtocolVersion::negotiate(&v, STATEFUL_VERSIONS),
+            );
+            peer.set_batching(version.supports_batching());
+            session.assume(InitState {
+                capabilities: self.capabilities_for(&version),
+                client: Arc::new(ClientState {
+                    version,
+                    info: None,
+                    capabilities,
+                }),
+            });
+        }
+        let _guard = self.register_session(session.clone());
+        let notify = notifier(self.clone(), session, peer, log_rx);
+        tokio::select! {
+            result = connection.run() => result.map_err(Error::from),
+            never = notify => match never {},
+        }
+    }
+}
+
+/// How [`Server::serve_with`] runs a session. The default is what [`Server::serve`] does:
+/// wait for the client's `initialize`.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    assume_initialized: Option<(Option<ProtocolVersion>, ClientCapabilities)>,
+}
+
+impl ServeOptions {
+    /// The default options.
+    pub fn new() -> Self {
+        ServeOptions::default()
+    }
+
+    /// Serves the session as if the client had already initialized it, at `version` with
+    /// `capabilities`: for transports that carry no handshake of their own, such as
+    /// `mcp-transport-http`'s `SessionMode::Stateless`, where each POST gets a fresh
+    /// transport (pass the request's `MCP-Protocol-Version` header, which the factory finds
+    /// in `SessionInfo::protocol_version`).
+    ///
+    /// - `version`: negotiated against [`STATEFUL_VERSIONS`] like an `initialize` request
+    ///   (an unsupported one gives the latest); `None` means the latest, 2025-11-25.
+    /// - `capabilities`: what the client is taken to support. Pass
+    ///   `ClientCapabilities::default()` when no one can answer server-to-client requests
+    ///   (stateless HTTP cannot route the client's answer back): `Context::sample`,
+    ///   `elicit` and `list_roots` then fail with [`Error::CapabilityNotDeclared`]
+    ///   without sending anything.
+    ///
+    /// The session is open for server-initiated messages from the start (as after
+    /// `notifications/initialized`). An `initialize` request arriving anyway (a stateless
+    /// HTTP client sends its handshake in a POST of its own) is answered as usual, and does
+    /// not change the assumed state.
+    #[must_use]
+    pub fn assume_initialized(
+        mut self,
+        version: Option<ProtocolVersion>,
+        capabilities: ClientCapabilities,
+    ) -> Self {
+        self.assume_initialized = Some((version, capabilities));
+        self
+    }
+}
+
+/// The JSON-RPC handler of one session.
+struct SessionHandler {
+    server: Server,
+    session: Arc<SessionShared>,
+}
+
+type Reply = std::result::Result<Box<RawValue>, ErrorObject>;
+
+fn raw<T: serde::Serialize>(value: &T) -> Reply {
+    serde_json::value::to_raw_value(value)
+        .map_err(|e| ErrorObject::internal_error(format!("failed to serialize the result: {e}")))
+}
+
+impl Handler for SessionHandler {
+    async fn handle_request(&self, request: Request, mut ctx: RequestContext) -> Reply {
+        let method = &*request.method;
+        if method == <Ping as mcp_types::Request>::METHOD {
+            return raw(&EmptyResult::default());
+        }
+        if method == <Initialize as mcp_types::Request>::METHOD {
+            let params: InitializeRequestParams = request.params().map_err(|e| {
+                ErrorObject::invalid_params(format!("invalid params: {}", e.message))
+            })?;
+            return self.initialize(params, &ctx);
+        }
+        let Some(init) = self.session.init.get().cloned() else {
+            return Err(ErrorObject::invalid_request("server not initialized"));
+        };
+        let version = init.client.version.clone();
+        let inner = self.server.inner();
+        // Moved (not cloned) into the handler's `Context`.
+        let extensions = Arc::new(std::mem::take(ctx.extensions_mut()));
+        let cx = Context::new(ContextParts {
+            client: init.client.clone(),
+            peer: ctx.peer().clone(),
+            request_id: ctx.id().clone(),
+            extensions,
+            state: inner.state.clone(),
+            session: Some(self.session.clone()),
+            level: LevelSource::Session(self.session.clone()),
+            cancellation: ctx.cancellation().clone(),
+            progress_token: ctx.progress_token().cloned(),
+            input: Input::Peer {
+                peer: ctx.peer().clone(),
+                timeout: inner.client_request_timeout,
+            },
+        });
+        let Request { method, params, .. } = request;
+        let method: Arc<str> = Arc::from(&*method);
+        match inner
+            .service
+            .oneshot(McpRequest::new(method, params, cx))
+            .await
+        {
+            Ok(response) => Ok(response.into_raw()),
+            Err(e) if is_input_required(&*e) => Err(ErrorObject::internal_error(
+                "the handler asked for input, which this protocol version sends as requests",
+            )),
+            Err(e) => Err(error_object(&*e, &version)),
+        }
+    }
+
+    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
+        if notification.method == <Initialized as mcp_types::Notification>::METHOD {
+            self.session.open();
+        }
+    }
+}
+
+impl SessionHandler {
+    fn initialize(&self, params: InitializeRequestParams, ctx: &RequestContext) -> Reply {
+        let version = ProtocolVersion::negotiate(&params.protocol_version, STATEFUL_VERSIONS);
+        let capabilities = self.server.capabilities_for(&version);
+        let init = Arc::new(InitState {
+            client: Arc::new(ClientState {
+                version: version.clone(),
+                info: Some(params.client_info),
+                capabilities: params.capabilities,
+            }),
+            capabilities: capabilities.clone(),
+        });
+        // A session served without a handshake answers one anyway (a stateless HTTP client
+        // sends it in a POST of its own), keeping its assumed state.
+        if self.session.init.set(init).is_err() && !self.session.is_assumed() {
+            return Err(ErrorObject::invalid_request("already initialized"));
+        }
+        if version.supports_batching() {
+            ctx.peer().set_batching(true);
+        }
+        let inner = self.server.inner();
+        let mut result = InitializeResult::new(version, capabilities, inner.info.clone());
+        result.instructions.clone_from(&inner.instructions);
+        raw(&result)
+    }
+}
