@@ -90,9 +90,9 @@ pub(crate) fn cargo_with_env(args: &[&str], env: &[(String, String)]) -> Result<
 }
 
 /// The crates' feature sets other than `--all-features`, which every other step uses: the
-/// defaults of `mcp-server` and `mcp-client` (no `jsonschema`) linted and tested, and the
+/// defaults of `mcp-server` and `mcp-client` (no `jsonschema`) linted and tested, the
 /// smallest builds (`mcp-server` without features, `mcp-transport-http` server-only and
-/// client-only) checked.
+/// client-only) linted, and the docs of the default features built without warnings.
 fn feature_builds() -> Result<()> {
     let defaults = ["-p", "mcp-server", "-p", "mcp-client"];
     let mut clippy = vec!["clippy", "--all-targets"];
@@ -128,7 +128,10 @@ fn feature_builds() -> Result<()> {
         vec!["test", "--no-fail-fast"]
     };
     test.extend(defaults);
-    run("cargo", &test)
+    run("cargo", &test)?;
+    // The docs of the default features: no link to an item a feature hides.
+    let deny = [("RUSTDOCFLAGS".to_owned(), "-D warnings".to_owned())];
+    cargo_with_env(&["doc", "--workspace", "--no-deps"], &deny)
 }
 
 /// The spec directory CI checks: `../shared/spec` beside the workspace.

@@ -17,7 +17,7 @@ use mcp_types::{
 };
 use serde_json::Value;
 
-use crate::client::{Client, Defaults, Inner, SUPPORTED_VERSIONS};
+use crate::client::{Client, Defaults, Inner};
 use crate::error::{Error, Result};
 use crate::handler::{
     ClientHandler, DynClientHandler, DynElicitationHandler, DynSamplingHandler, ElicitationHandler,
@@ -26,6 +26,7 @@ use crate::handler::{
 use crate::output_schema::OutputSchemas;
 use crate::router::{Router, Shared};
 use crate::transport::{FailureSlot, Recording};
+use crate::versions::SUPPORTED_VERSIONS;
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
@@ -67,6 +68,13 @@ impl fmt::Debug for ClientBuilder {
 impl Default for ClientBuilder {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl Client {
+    /// A builder for a client.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
     }
 }
 

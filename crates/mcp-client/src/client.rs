@@ -20,19 +20,8 @@ use mcp_types::{
 };
 use tokio::sync::mpsc;
 
-use crate::builder::ClientBuilder;
 use crate::error::{Error, Result, Side};
 use crate::router::Shared;
-
-/// The protocol revisions this client speaks, oldest first.
-pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
-    ProtocolVersion::V2024_11_05,
-    ProtocolVersion::V2025_03_26,
-    ProtocolVersion::V2025_06_18,
-    ProtocolVersion::V2025_11_25,
-];
-
-pub(crate) const SUPPORTED_VERSIONS_TEXT: &str = "2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25";
 
 /// Per-call options: timeouts and a progress sink. The defaults are the client's.
 ///
@@ -61,7 +50,7 @@ impl CallOptions {
 
     /// Fails the call with [`Error::Timeout`] if no response (and no progress, for calls with
     /// a progress sink) arrives within `timeout`. Overrides
-    /// [`ClientBuilder::request_timeout`].
+    /// [`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(Some(timeout));
@@ -76,7 +65,7 @@ impl CallOptions {
     }
 
     /// A hard maximum for the whole call, which progress does not extend. Overrides
-    /// [`ClientBuilder::max_total_timeout`].
+    /// [`ClientBuilder::max_total_timeout`](crate::ClientBuilder::max_total_timeout).
     #[must_use]
     pub fn max_total_timeout(mut self, max: Duration) -> Self {
         self.max_total_timeout = Some(max);
@@ -144,7 +133,7 @@ pub(crate) struct Inner {
 
 /// A connected, initialized MCP client: a cheap, cloneable handle.
 ///
-/// Made by [`ClientBuilder::connect`], together with the [`Connection`](crate::Connection)
+/// Made by [`ClientBuilder::connect`](crate::ClientBuilder::connect), together with the [`Connection`](crate::Connection)
 /// future that must be running for calls to complete. When the last handle is dropped the
 /// connection closes gracefully.
 ///
@@ -194,11 +183,6 @@ page!(
 page!(ListPromptsResult, Prompt, prompts);
 
 impl Client {
-    /// A builder for a client.
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
     pub(crate) fn new(inner: Inner) -> Self {
         let close = CloseOnDrop(inner.peer.clone());
         Client {

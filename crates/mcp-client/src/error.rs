@@ -79,7 +79,7 @@ pub enum Error {
     #[error(
         "server chose protocol version {version}, which this client does not support \
          (supported: {})",
-        crate::client::SUPPORTED_VERSIONS_TEXT
+        crate::versions::SUPPORTED_VERSIONS_TEXT
     )]
     UnsupportedProtocolVersion {
         /// The version the server answered with (or the one configured, if the client cannot

@@ -123,9 +123,15 @@ mod handler;
 mod output_schema;
 mod router;
 mod transport;
+mod versions;
 
 pub use builder::{ClientBuilder, Connection};
-pub use client::{CallOptions, Client, SUPPORTED_VERSIONS};
+pub use client::{CallOptions, Client};
 pub use error::{BoxError, Error, Result, SharedError, Side};
 pub use handler::{ClientHandler, ElicitationHandler, RequestContext, SamplingHandler};
-pub use mcp_jsonrpc::{ErrorCode, ErrorObject, Progress, Transport};
+pub use mcp_jsonrpc::{Progress, Transport};
+/// The protocol types, re-exported so a client needs no direct `mcp-types` dependency.
+pub use mcp_types as types;
+/// The wire error: the same type as `mcp_types::ErrorObject` (and `mcp_jsonrpc::ErrorObject`).
+pub use mcp_types::{ErrorCode, ErrorObject};
+pub use versions::SUPPORTED_VERSIONS;

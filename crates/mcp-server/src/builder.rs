@@ -93,6 +93,13 @@ impl Default for ServerBuilder {
     }
 }
 
+impl Server {
+    /// Starts building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+}
+
 impl ServerBuilder {
     /// The server's name in `serverInfo` (default: this crate's name).
     #[must_use]

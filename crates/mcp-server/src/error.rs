@@ -299,9 +299,29 @@ std_errors!(
 #[cfg(feature = "anyhow")]
 impl IntoHandlerError for anyhow::Error {
     fn into_handler_error(self) -> HandlerError {
-        // anyhow hands back the error it was made from (or its context wrapper, whose source
-        // is that error), so the source chain still finds an `Error` inside.
-        HandlerError(self.into())
+        HandlerError::new(Anyhow(self))
+    }
+}
+
+/// An `anyhow::Error` in a source chain. anyhow's own conversion to a boxed error hides the
+/// error it was made from behind a private wrapper that downcasts to neither; here that error
+/// is the source, so the chain walk finds an [`Error`] inside (and, past a `.context()`, the
+/// context's source in turn).
+#[cfg(feature = "anyhow")]
+#[derive(Debug)]
+struct Anyhow(anyhow::Error);
+
+#[cfg(feature = "anyhow")]
+impl fmt::Display for Anyhow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+#[cfg(feature = "anyhow")]
+impl StdError for Anyhow {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.0)
     }
 }
 
@@ -380,6 +400,36 @@ mod tests {
         assert_eq!(custom.code, ErrorCode(-31000));
         let other = wire("boom", legacy);
         assert_eq!(other, ErrorObject::internal_error("boom"));
+    }
+
+    #[cfg(feature = "anyhow")]
+    #[test]
+    fn anyhow_keeps_the_code_in_both_eras() {
+        use anyhow::Context as _;
+
+        let made = || anyhow::Error::from(Error::resource_not_found("file:///x"));
+        let with_context = || {
+            Err::<(), _>(Error::resource_not_found("file:///x"))
+                .context("reading x")
+                .unwrap_err()
+        };
+        for e in [made(), with_context()] {
+            let legacy = wire(e, ProtocolVersion::V2025_11_25);
+            assert_eq!(legacy.code, ErrorCode::RESOURCE_NOT_FOUND);
+            assert_eq!(legacy.data, Some(serde_json::json!({"uri": "file:///x"})));
+        }
+        for e in [made(), with_context()] {
+            let modern = wire(e, ProtocolVersion::V2026_07_28);
+            assert_eq!(modern.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(modern.data, Some(serde_json::json!({"uri": "file:///x"})));
+        }
+        let input = anyhow::Error::from(Error::InputRequired).context("asking");
+        assert!(is_input_required(&*input.into_handler_error().into_inner()));
+        let plain = wire(
+            anyhow::anyhow!("disk on fire"),
+            ProtocolVersion::V2025_11_25,
+        );
+        assert_eq!(plain, ErrorObject::internal_error("disk on fire"));
     }
 
     #[test]

@@ -5,20 +5,23 @@
 //! [`Server::serve`], over any [`Transport`](mcp_jsonrpc::Transport). It answers the
 //! lifecycle (`initialize` with version negotiation, `ping`), lists with pagination, tool
 //! calls with argument validation, resource reads and subscriptions, prompts, argument
-//! completion and logging; handlers get a [`Context`] to report progress, log, and ask the
-//! client for sampling, elicitation and roots.
+//! completion and logging. Handlers are plain async functions or closures taking their input
+//! and whatever else they need from the request ([`Context`], application [`State`], ...).
 //!
 //! # Example
 //!
-//! A server with one typed tool, and a raw JSON-RPC client calling it over the in-memory
-//! transport:
+//! A server with one typed tool and application state, and `mcp-client` calling it over the
+//! in-memory transport:
 //!
 //! ```
-//! use mcp_jsonrpc::{memory, Config, Connection};
-//! use mcp_server::{Context, HandlerError, Server, Tool};
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicI64, Ordering};
+//!
+//! use mcp_client::Client;
+//! use mcp_server::types::CallToolRequestParams;
+//! use mcp_server::{Server, State, Tool};
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
-//! use serde_json::json;
 //!
 //! #[derive(Deserialize, JsonSchema)]
 //! struct AddArgs {
@@ -28,41 +31,34 @@
 //!     b: i64,
 //! }
 //!
+//! /// The running total, shared by every session.
+//! #[derive(Clone, Default)]
+//! struct Total(Arc<AtomicI64>);
+//!
+//! async fn add(args: AddArgs, State(total): State<Total>) -> i64 {
+//!     let sum = args.a + args.b;
+//!     total.0.fetch_add(sum, Ordering::Relaxed) + sum
+//! }
+//!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> anyhow::Result<()> {
 //! let server = Server::builder()
 //!     .name("calculator")
 //!     .version("1.0.0")
-//!     .tool(
-//!         Tool::typed("add", |args: AddArgs, _cx: Context| async move {
-//!             Ok::<_, HandlerError>(args.a + args.b)
-//!         })
-//!         .description("Adds two numbers"),
-//!     )
+//!     .state(Total::default())
+//!     .tool(Tool::typed("add", add).description("Adds two numbers to the running total"))
 //!     .build();
 //!
-//! let (client_end, server_end) = memory::pair(16);
+//! let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
 //! // The library never spawns: `serve` is a future the caller runs.
-//! tokio::spawn({
-//!     let server = server.clone();
-//!     async move { server.serve(server_end).await }
-//! });
+//! tokio::spawn(async move { server.serve(server_end).await });
+//! let (client, connection) = Client::builder().connect(client_end).await?;
+//! tokio::spawn(connection);
 //!
-//! let (connection, client) = Connection::new(client_end, (), Config::default());
-//! tokio::spawn(connection.run());
-//! let init = json!({
-//!     "protocolVersion": "2025-11-25",
-//!     "capabilities": {},
-//!     "clientInfo": {"name": "example", "version": "0.1.0"}
-//! });
-//! let result = client.request("initialize", Some(serde_json::value::to_raw_value(&init)?)).await?;
-//! assert!(result.get().contains(r#""protocolVersion":"2025-11-25""#));
-//! client.notify("notifications/initialized", None).await?;
-//!
-//! let call = json!({"name": "add", "arguments": {"a": 2, "b": 3}});
-//! let result = client.request("tools/call", Some(serde_json::value::to_raw_value(&call)?)).await?;
-//! assert_eq!(result.get(), r#"{"content":[{"type":"text","text":"5"}]}"#);
-//! client.close();
+//! let mut call = CallToolRequestParams::new("add");
+//! call.arguments = Some(serde_json::from_str(r#"{"a": 2, "b": 3}"#)?);
+//! let result = client.call_tool(call).await?;
+//! assert_eq!(result.content[0].as_text(), Some("5"));
 //! # Ok(())
 //! # }
 //! ```
@@ -71,11 +67,21 @@
 //!
 //! # Design
 //!
-//! - **Handlers** are async closures taking their arguments and a [`Context`]. What they
-//!   return converts through [`IntoToolResult`], [`IntoReadResult`], [`IntoPromptResult`]
-//!   or [`IntoCompletion`]; errors are any `Display` type ([`HandlerError`] makes `?` work
-//!   across error types). A failing tool gives `isError: true`; a failing resource, prompt
-//!   or completion handler gives a JSON-RPC error.
+//! - **Handlers** are async functions or closures ([`HandlerFn`]) taking the request's input
+//!   (a tool's arguments, a template's [`UriParams`], a prompt's [`PromptArguments`], a
+//!   [`CompletionRequest`]) followed by [extractors](FromContext): [`Context`], [`State`],
+//!   [`Extension`], [`Server`], or the application's own. What they return converts through
+//!   [`IntoToolResult`], [`IntoReadResult`], [`IntoPromptResult`] or [`IntoCompletion`];
+//!   errors through [`IntoHandlerError`], which keeps an [`Error`]'s meaning (and so its
+//!   JSON-RPC code) through `anyhow`, [`HandlerError`] and error source chains. A failing
+//!   tool gives `isError: true`; a failing resource, prompt or completion handler gives a
+//!   JSON-RPC error.
+//! - **Middleware**: request handling is a tower [`Service`](tower_service::Service), so any
+//!   tower [`Layer`](tower_layer::Layer) wraps the whole server ([`ServerBuilder::layer`],
+//!   over [`McpRequest`]) or one tool ([`Tool::layer`], over [`ToolCall`]): timeouts,
+//!   metrics, authorization. Filters ([`ServerBuilder::tool_filter`] and its siblings) hide
+//!   items per principal or per [`Session`]; [`ServerBuilder::fallback`] serves custom
+//!   methods.
 //! - **Capabilities** are derived from what is registered when a session initializes;
 //!   `listChanged` and resource `subscribe` are always on, `logging` always declared,
 //!   `completions` when there are prompts or templates. Nothing is sent that the client did
@@ -98,7 +104,12 @@
 //!
 //! - `schemars` (default): [`Tool::typed`] and [`Json`], deriving input and output schemas
 //!   with `schemars` 1.x.
-//! - `tracing-bridge`: [`McpLogLayer`], a `tracing_subscriber::Layer` forwarding `tracing`
+//! - `jsonschema`: [`Tool::raw`] validates arguments against the tool's JSON Schema (with
+//!   the `jsonschema` crate, about 60 more packages in the build). Without it a raw tool's
+//!   handler gets the arguments unchecked.
+//! - `anyhow`: [`IntoHandlerError`] for `anyhow::Error`, so handlers can return
+//!   `anyhow::Result`.
+//! - `tracing-bridge`: `McpLogLayer`, a `tracing_subscriber::Layer` forwarding `tracing`
 //!   events to connected clients as log messages.
 //!
 //! # Cancel safety

@@ -12,7 +12,6 @@ use mcp_types::{
     ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 
-use crate::builder::ServerBuilder;
 use crate::context::Context;
 use crate::error::Result;
 use crate::handler::{Erased, FromContext};
@@ -135,11 +134,6 @@ impl Context {
 }
 
 impl Server {
-    /// Starts building a server.
-    pub fn builder() -> ServerBuilder {
-        ServerBuilder::default()
-    }
-
     pub(crate) fn from_inner(inner: Arc<ServerInner>) -> Self {
         Server { inner }
     }

@@ -5,7 +5,7 @@
 //! `CallToolResult`).
 //!
 //! Errors a service returns are [`BoxError`]s; the server sends them as JSON-RPC errors the
-//! same way as handler errors: a crate [`Error`](crate::Error) or an `ErrorObject` found in
+//! same way as handler errors: a crate [`Error`] or an `ErrorObject` found in
 //! the error's source chain keeps its code, anything else is -32603 with the error's message.
 
 use std::fmt;

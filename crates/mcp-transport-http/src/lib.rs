@@ -40,6 +40,13 @@
 //! - `server` (default): the server side, on axum, hyper and getrandom.
 //! - `client` (default): the client side, on reqwest with rustls.
 //!
+//! Both are on by default. A server that makes no HTTP requests of its own builds without
+//! reqwest and rustls with
+//! `mcp-transport-http = { version = "0.1", default-features = false, features = ["server"] }`
+//! (and a client without axum and hyper with `features = ["client"]`); CI lints both builds.
+//! Either way the crate depends on `mcp-jsonrpc` and `mcp-types`, so that it names MCP's
+//! messages through their types rather than restating them.
+//!
 //! # Cancel safety
 //!
 //! Every transport's `recv` is cancel-safe, and its `send` futures must be awaited to

@@ -5,6 +5,8 @@
 //! - `stdio`: every tool, resource, prompt and utility of `everything-server`, with the
 //!   exact payloads of the conformance fixture, plus framing errors and shutdown.
 //! - `interop_python`, `interop_inspector`: the same server under real clients.
+//! - `server_api`: our client against a server written with `mcp-server`'s handler API
+//!   (state, extractors, `anyhow` errors) over the in-memory pair.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 
@@ -20,5 +22,6 @@ mod http_interop;
 mod http_support;
 mod interop_inspector;
 mod interop_python;
+mod server_api;
 mod stdio;
 mod support;

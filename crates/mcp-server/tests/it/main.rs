@@ -2,15 +2,20 @@
 
 mod client_requests;
 mod completion;
+mod custom_methods;
 mod dynamic;
+mod errors;
+mod handlers;
 mod lifecycle;
 mod logging;
+mod middleware;
 mod pagination;
 mod prompts;
 mod resources;
 mod serving;
 mod support;
 mod tools;
+mod visibility;
 
 use mcp_server::types::{
     ContentBlock, EmbeddedResource, ImageContent, JsonObject, PromptMessage, Role,

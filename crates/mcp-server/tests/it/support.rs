@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_jsonrpc::{
-    Config, Connection, ErrorObject, Handler, Notification, NotificationContext, Peer, Request,
-    RequestContext, memory, to_raw_value,
+    Config, Connection, ErrorObject, Handler, Message, Notification, NotificationContext, Peer,
+    Request, RequestContext, Transport, memory, to_raw_value,
 };
 use mcp_server::Server;
 use mcp_server::types::{
@@ -84,7 +84,21 @@ pub(crate) struct Client {
 impl Client {
     /// Connects to `server` without initializing.
     pub(crate) fn connect_raw(server: &Server) -> Client {
+        Client::connect_raw_with(server, ())
+    }
+
+    /// Connects without initializing, over a transport that attaches `extension` to every
+    /// request it delivers to the server (as an HTTP transport attaches an auth layer's
+    /// principal).
+    pub(crate) fn connect_raw_with<X: Clone + Send + Sync + 'static>(
+        server: &Server,
+        extension: X,
+    ) -> Client {
         let (client_end, server_end) = memory::pair(64);
+        let server_end = Attaching {
+            inner: server_end,
+            extension,
+        };
         let server = server.clone();
         let server_task = tokio::spawn(async move { server.serve(server_end).await });
         let (tx, rx) = mpsc::channel(1024);
@@ -113,6 +127,18 @@ impl Client {
         let init = client.initialize(version, capabilities).await.unwrap();
         client.notify("notifications/initialized", json!({})).await;
         (client, init)
+    }
+
+    /// Connects and initializes at 2025-11-25, over a transport attaching `extension` to every
+    /// request.
+    pub(crate) async fn connect_with<X: Clone + Send + Sync + 'static>(
+        server: &Server,
+        extension: X,
+    ) -> Client {
+        let client = Client::connect_raw_with(server, extension);
+        client.initialize("2025-11-25", json!({})).await.unwrap();
+        client.notify("notifications/initialized", json!({})).await;
+        client
     }
 
     /// Connects at 2025-11-25 with sampling, elicitation (form and URL) and roots.
@@ -187,6 +213,31 @@ impl Client {
         {
             panic!("unexpected notification {n:?}");
         }
+    }
+}
+
+/// A transport attaching a value to every request it receives.
+struct Attaching<T, X> {
+    inner: T,
+    extension: X,
+}
+
+impl<T: Transport, X: Clone + Send + Sync + 'static> Transport for Attaching<T, X> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        msg: Message,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(msg)
+    }
+
+    async fn recv(&mut self) -> Result<Option<Message>, Self::Error> {
+        let mut msg = self.inner.recv().await?;
+        if let Some(Message::Request(r)) = &mut msg {
+            r.extensions.insert(self.extension.clone());
+        }
+        Ok(msg)
     }
 }
 

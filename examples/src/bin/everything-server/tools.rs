@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use mcp_server::{Context, HandlerError, Tool};
+use mcp_server::{Context, FromContext, HandlerError, Tool};
 use mcp_transport_http::server::RequestStream;
 use mcp_types::{
     ContentBlock, CreateMessageRequestParams, ElicitRequestFormParams, ElicitResult, JsonObject,
@@ -334,18 +334,24 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
-/// `whoami` (only with `--auth-issuer`): the caller's principal, as the auth layer in front
-/// of the transport put it in the POST's extensions, as JSON text.
-pub(crate) fn whoami() -> Tool {
-    Tool::new("whoami", |cx: Context| async move {
-        let Some(principal) = cx
-            .extensions()
+/// The authenticated caller: the principal the auth layer in front of the transport put in
+/// the HTTP request's extensions, taken by handlers as an extractor.
+struct Caller(mcp_auth::Principal);
+
+impl FromContext for Caller {
+    fn from_context(cx: &Context) -> mcp_server::Result<Self> {
+        cx.extensions()
             .get::<http::Extensions>()
             .and_then(|e| e.get::<mcp_auth::Principal>())
-        else {
-            return Err("no authenticated principal");
-        };
-        let answer = json!({
+            .map(|p| Caller(p.clone()))
+            .ok_or(mcp_server::Error::MissingExtension("mcp_auth::Principal"))
+    }
+}
+
+/// `whoami` (only with `--auth-issuer`): the caller's principal as JSON text.
+pub(crate) fn whoami() -> Tool {
+    Tool::new("whoami", |Caller(principal): Caller| async move {
+        json!({
             "subject": principal.subject,
             "client_id": principal.client_id,
             "scopes": principal.scopes.iter().collect::<Vec<_>>(),
@@ -354,8 +360,8 @@ pub(crate) fn whoami() -> Tool {
             "token_id": principal.claims.get("jti"),
             // The key thumbprint of a DPoP-bound token (RFC 9449 `cnf.jkt`), else null.
             "dpop_jkt": principal.claims.get("cnf").and_then(|c| c.get("jkt")),
-        });
-        Ok(answer.to_string())
+        })
+        .to_string()
     })
     .description(
         "Reports the authenticated caller (subject, client, scopes, audience, issuer, token id, \
