@@ -10,13 +10,13 @@ use mcp_types::{
     ReadResourceRequestParams, ServerCapabilities,
 };
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use crate::completion::{CompletionRequest, finish};
 use crate::context::Context;
 use crate::error::{BoxError, Error};
 use crate::handler::BoxFuture;
-use crate::server::{ServerInner, visible};
+use crate::registry::{Entry, Registry};
+use crate::server::{Filter, ServerInner, visible};
 use crate::service::{McpRequest, McpResponse, ToolCall};
 
 type Reply = Result<McpResponse, BoxError>;
@@ -25,8 +25,19 @@ fn respond<T: Serialize>(value: &T) -> Reply {
     Ok(McpResponse::new(value)?)
 }
 
-fn raw(page: Result<Box<RawValue>, mcp_types::ErrorObject>) -> Reply {
-    Ok(McpResponse::from_raw(page?))
+/// One page of a registry's list, as the request's client may see it.
+fn list<T: Entry>(
+    registry: &Registry<T>,
+    field: &str,
+    cursor: Option<String>,
+    filter: Option<&Filter<T>>,
+    cx: &Context,
+    page_size: usize,
+) -> Reply {
+    let visible = filter.map(|f| move |item: &T| f(item, cx));
+    let visible = visible.as_ref().map(|f| f as &dyn Fn(&T) -> bool);
+    let page = registry.page(field, cursor.as_deref(), page_size, visible)?;
+    Ok(McpResponse::from_raw(page))
 }
 
 fn unknown(what: &str, name: &str) -> BoxError {
@@ -63,30 +74,34 @@ impl Router<'_> {
         let page_size = inner.page_size;
         match request {
             ClientRequest::ListTools(p) if caps.tools.is_some() => {
-                let filter = filters.tools.as_ref().map(|f| move |t: &_| f(t, &cx));
-                let visible = filter.as_ref().map(|f| f as &dyn Fn(&_) -> bool);
-                raw(inner
-                    .tools
-                    .page("tools", p.cursor.as_deref(), page_size, visible))
+                let filter = filters.tools.as_ref();
+                list(&inner.tools, "tools", p.cursor, filter, &cx, page_size)
             }
             ClientRequest::CallTool(mut p) if caps.tools.is_some() => {
                 cx.set_meta(p.meta.take());
                 self.call_tool(p, cx).await
             }
             ClientRequest::ListResources(p) if caps.resources.is_some() => {
-                let filter = filters.resources.as_ref().map(|f| move |r: &_| f(r, &cx));
-                let visible = filter.as_ref().map(|f| f as &dyn Fn(&_) -> bool);
-                raw(inner
-                    .resources
-                    .page("resources", p.cursor.as_deref(), page_size, visible))
+                let filter = filters.resources.as_ref();
+                list(
+                    &inner.resources,
+                    "resources",
+                    p.cursor,
+                    filter,
+                    &cx,
+                    page_size,
+                )
             }
             ClientRequest::ListResourceTemplates(p) if caps.resources.is_some() => {
-                let filter = filters.templates.as_ref().map(|f| move |t: &_| f(t, &cx));
-                let visible = filter.as_ref().map(|f| f as &dyn Fn(&_) -> bool);
-                let cursor = p.cursor.as_deref();
-                raw(inner
-                    .templates
-                    .page("resourceTemplates", cursor, page_size, visible))
+                let filter = filters.templates.as_ref();
+                list(
+                    &inner.templates,
+                    "resourceTemplates",
+                    p.cursor,
+                    filter,
+                    &cx,
+                    page_size,
+                )
             }
             ClientRequest::ReadResource(mut p) if caps.resources.is_some() => {
                 cx.set_meta(p.meta.take());
@@ -108,11 +123,8 @@ impl Router<'_> {
                 respond(&EmptyResult::default())
             }
             ClientRequest::ListPrompts(p) if caps.prompts.is_some() => {
-                let filter = filters.prompts.as_ref().map(|f| move |p: &_| f(p, &cx));
-                let visible = filter.as_ref().map(|f| f as &dyn Fn(&_) -> bool);
-                raw(inner
-                    .prompts
-                    .page("prompts", p.cursor.as_deref(), page_size, visible))
+                let filter = filters.prompts.as_ref();
+                list(&inner.prompts, "prompts", p.cursor, filter, &cx, page_size)
             }
             ClientRequest::GetPrompt(mut p) if caps.prompts.is_some() => {
                 cx.set_meta(p.meta.take());
