@@ -11,14 +11,17 @@ use mcp_types::{Implementation, LoggingLevel};
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::cache::{CacheConfig, CacheHints, Cacheable};
 use crate::context::Context;
 use crate::error::BoxError;
+use crate::events::{EventBus, InMemoryEventBus};
 use crate::handler::{HandlerFn, erase};
 use crate::prompt::Prompt;
 use crate::registry::Registry;
+use crate::request_state::{self, StateCodec};
 use crate::resource::{Resource, ResourceTemplate};
 use crate::router::route;
-use crate::server::{Declare, Filters, Server, ServerInner, ServerRef};
+use crate::server::{Declare, Filters, PrincipalFn, Server, ServerInner, ServerRef};
 use crate::service::{IntoMcpResponse, McpRequest, McpResponse, McpService};
 use crate::tool::Tool;
 
@@ -55,6 +58,11 @@ pub struct ServerBuilder {
     layers: Vec<WrapFn>,
     filters: Filters,
     fallback: Option<crate::server::Fallback>,
+    events: Option<Arc<dyn EventBus>>,
+    cache: CacheConfig,
+    state_keys: Vec<Vec<u8>>,
+    state_ttl: Duration,
+    state_principal: Option<PrincipalFn>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -89,6 +97,11 @@ impl Default for ServerBuilder {
             layers: Vec::new(),
             filters: Filters::default(),
             fallback: None,
+            events: None,
+            cache: CacheConfig::default(),
+            state_keys: Vec::new(),
+            state_ttl: request_state::DEFAULT_TTL,
+            state_principal: None,
         }
     }
 }
@@ -354,10 +367,67 @@ impl ServerBuilder {
         self
     }
 
+    /// The bus that carries list changes and resource updates to sessions and subscription
+    /// streams (default: an [`InMemoryEventBus`]). Give several server instances one shared
+    /// bus so that a change made through one reaches the clients of all.
+    #[must_use]
+    pub fn event_bus(mut self, bus: impl EventBus) -> Self {
+        self.events = Some(Arc::new(bus));
+        self
+    }
+
+    /// The cache hints (`ttlMs`, `cacheScope`) of one kind of 2026-07-28 result. The default
+    /// for every kind is [`CacheHints::NONE`]: stale at once, private.
+    #[must_use]
+    pub fn cache_hints(mut self, what: Cacheable, hints: CacheHints) -> Self {
+        self.cache.set(what, hints);
+        self
+    }
+
+    /// The key that seals the `requestState` of 2026-07-28 input rounds (HMAC-SHA256; use 32
+    /// random bytes). Without one the server makes a random key at build time, so its states
+    /// are valid only for this process: give every instance of a deployment the same key.
+    /// Calling it again makes the earlier key a previous one, still accepted for states
+    /// issued before (rotation).
+    #[must_use]
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.state_keys.insert(0, key.into());
+        self
+    }
+
+    /// How long a `requestState` stays valid (default 15 minutes): a user answering later
+    /// has the request started over.
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// Binds each `requestState` to the principal `principal` names for the request, from
+    /// what the transport attached to it (for example the subject an auth layer put in the
+    /// HTTP request's extensions), so that one user's state is refused in another's retry.
+    #[must_use]
+    pub fn request_state_principal(
+        mut self,
+        principal: impl Fn(&Extensions) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.state_principal = Some(Arc::new(principal));
+        self
+    }
+
     /// Builds the server.
     pub fn build(self) -> Server {
         let layers = self.layers;
         let mut state = self.state;
+        let state_codec = match self.state_keys.split_first() {
+            Some((current, previous)) => {
+                StateCodec::new(current.clone(), previous.to_vec(), self.state_ttl)
+            }
+            None => StateCodec::random(self.state_ttl),
+        };
+        let events = self
+            .events
+            .unwrap_or_else(|| Arc::new(InMemoryEventBus::default()));
         let inner = Arc::new_cyclic(|me| {
             state.insert(ServerRef(me.clone()));
             let router = {
@@ -365,7 +435,9 @@ impl ServerBuilder {
                 McpService::from_fn(move |req| route(me.upgrade(), req))
             };
             let service = layers.into_iter().fold(router, |inner, wrap| wrap(inner));
+            let server_info = serde_json::to_value(&self.info).unwrap_or_default();
             ServerInner {
+                server_info,
                 info: self.info,
                 instructions: self.instructions,
                 page_size: self.page_size,
@@ -384,6 +456,10 @@ impl ServerBuilder {
                 filters: self.filters,
                 fallback: self.fallback,
                 service,
+                events,
+                cache: self.cache,
+                state_codec,
+                state_principal: self.state_principal,
             }
         });
         Server::from_inner(inner)

@@ -10,10 +10,12 @@ use mcp_types::{
     ListRoots, ListRootsResult, LoggingLevel, LoggingMessage, LoggingMessageNotificationParams,
     Meta, Notification, ProgressToken, ProtocolVersion,
 };
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::input::Input;
+use crate::input::{Ask, Input};
 use crate::session_state::{ClientState, Session, SessionShared};
 
 /// Where the minimum log level for [`Context::log`] comes from.
@@ -288,21 +290,45 @@ impl Context {
     /// Asks the client's LLM for a message (`sampling/createMessage`).
     ///
     /// Fails with [`Error::CapabilityNotDeclared`] if the client did not declare `sampling`.
+    /// On 2026-07-28 the request travels in an `InputRequiredResult` under a key generated from
+    /// the call order; [`sample_keyed`](Self::sample_keyed) names the key.
     ///
     /// # Cancel safety
     ///
     /// Dropping the future cancels the request on the client.
     pub async fn sample(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult> {
+        self.sample_as(None, params).await
+    }
+
+    /// Like [`sample`](Self::sample), with the request's key in a 2026-07-28
+    /// `InputRequiredResult` chosen by the handler (it must be unique within the request).
+    pub async fn sample_keyed(
+        &self,
+        key: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult> {
+        self.sample_as(Some(key), params).await
+    }
+
+    async fn sample_as(
+        &self,
+        key: Option<&str>,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult> {
         if !self.client_capabilities().supports_sampling() {
             return Err(Error::CapabilityNotDeclared("sampling"));
         }
-        self.inner
-            .input
-            .request::<CreateMessage>("sample", params, InputRequest::CreateMessage, |r| match r {
+        let ask = Ask::<CreateMessage> {
+            kind: "sample",
+            key,
+            params,
+            wrap: InputRequest::CreateMessage,
+            unwrap: |r| match r {
                 InputResponse::CreateMessage(r) => Some(*r),
                 _ => None,
-            })
-            .await
+            },
+        };
+        self.inner.input.request(ask).await
     }
 
     /// Asks the user for input through the client (`elicitation/create`), in form mode or URL
@@ -316,7 +342,39 @@ impl Context {
     ///
     /// Dropping the future cancels the request on the client.
     pub async fn elicit(&self, params: impl Into<ElicitRequestParams>) -> Result<ElicitResult> {
-        let params = params.into();
+        self.elicit_as(None, params.into()).await
+    }
+
+    /// Like [`elicit`](Self::elicit), with the request's key in a 2026-07-28
+    /// `InputRequiredResult` chosen by the handler (it must be unique within the request).
+    ///
+    /// ```
+    /// use mcp_server::{Context, HandlerError, Tool};
+    /// use mcp_server::types::{ElicitRequestFormParams, ElicitRequestedSchema};
+    ///
+    /// async fn greet(cx: Context) -> Result<String, HandlerError> {
+    ///     let form = ElicitRequestFormParams::new("What is your name?", ElicitRequestedSchema::default());
+    ///     // On 2026-07-28 the client sees `"inputRequests": {"user_name": ...}`.
+    ///     let answer = cx.elicit_keyed("user_name", form).await?;
+    ///     let name = answer.content.unwrap_or_default().get("name").map(|v| format!("{v:?}"));
+    ///     Ok(format!("Hello, {}!", name.unwrap_or_default()))
+    /// }
+    /// let tool = Tool::new("greet", greet);
+    /// # let _ = tool;
+    /// ```
+    pub async fn elicit_keyed(
+        &self,
+        key: &str,
+        params: impl Into<ElicitRequestParams>,
+    ) -> Result<ElicitResult> {
+        self.elicit_as(Some(key), params.into()).await
+    }
+
+    async fn elicit_as(
+        &self,
+        key: Option<&str>,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult> {
         let version = self.protocol_version();
         match &params {
             ElicitRequestParams::Form(_) => {
@@ -342,13 +400,17 @@ impl Context {
                 }
             }
         }
-        self.inner
-            .input
-            .request::<Elicit>("elicit", params, InputRequest::Elicit, |r| match r {
+        let ask = Ask::<Elicit> {
+            kind: "elicit",
+            key,
+            params,
+            wrap: InputRequest::Elicit,
+            unwrap: |r| match r {
                 InputResponse::Elicit(r) => Some(r),
                 _ => None,
-            })
-            .await
+            },
+        };
+        self.inner.input.request(ask).await
     }
 
     /// Asks the client for its roots (`roots/list`).
@@ -359,21 +421,47 @@ impl Context {
     ///
     /// Dropping the future cancels the request on the client.
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
+        self.list_roots_as(None).await
+    }
+
+    /// Like [`list_roots`](Self::list_roots), with the request's key in a 2026-07-28
+    /// `InputRequiredResult` chosen by the handler.
+    pub async fn list_roots_keyed(&self, key: &str) -> Result<ListRootsResult> {
+        self.list_roots_as(Some(key)).await
+    }
+
+    async fn list_roots_as(&self, key: Option<&str>) -> Result<ListRootsResult> {
         if !self.client_capabilities().supports_roots() {
             return Err(Error::CapabilityNotDeclared("roots"));
         }
-        self.inner
-            .input
-            .request::<ListRoots>(
-                "roots",
-                EmptyParams::default(),
-                InputRequest::ListRoots,
-                |r| match r {
-                    InputResponse::ListRoots(r) => Some(r),
-                    _ => None,
-                },
-            )
-            .await
+        let ask = Ask::<ListRoots> {
+            kind: "roots",
+            key,
+            params: EmptyParams::default(),
+            wrap: InputRequest::ListRoots,
+            unwrap: |r| match r {
+                InputResponse::ListRoots(r) => Some(r),
+                _ => None,
+            },
+        };
+        self.inner.input.request(ask).await
+    }
+
+    /// The value this request's handler set with [`set_request_state`](Self::set_request_state)
+    /// in an earlier round of the same 2026-07-28 request (read from the verified
+    /// `requestState`); `None` in the first round, on earlier revisions, or if it does not
+    /// decode as `T`.
+    pub fn request_state<T: DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_value(self.inner.input.previous_state()?).ok()
+    }
+
+    /// Carries `value` into the next round of a 2026-07-28 request that needs input: it
+    /// travels, sealed against tampering, in the `requestState` of the `InputRequiredResult`
+    /// and comes back as [`request_state`](Self::request_state). Ignored on earlier revisions,
+    /// where the handler runs once and keeps its own variables.
+    pub fn set_request_state<T: Serialize>(&self, value: &T) -> Result<()> {
+        self.inner.input.set_state(serde_json::to_value(value)?);
+        Ok(())
     }
 
     /// The input requests recorded by a stateless request, for the router.

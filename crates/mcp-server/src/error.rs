@@ -40,9 +40,15 @@ pub enum Error {
     /// A request to the client got no answer in time (it was cancelled on the client).
     #[error("request timed out after {0:?}")]
     Timeout(Duration),
-    /// The client did not declare the capability this call needs; nothing was sent.
+    /// The client did not declare the capability this call needs; nothing was sent. On
+    /// 2026-07-28 a request that fails with it is answered -32021 with the capability in
+    /// `data.requiredCapabilities` (its path, like `elicitation.form`, as nested objects).
     #[error("the client did not declare the {0} capability")]
     CapabilityNotDeclared(&'static str),
+    /// An HTTP header of a 2026-07-28 request does not match its body (for example an
+    /// `Mcp-Param-*` header and the tool argument it mirrors); sent as -32020.
+    #[error("header mismatch: {0}")]
+    HeaderMismatch(String),
     /// The negotiated protocol version lacks this feature; nothing was sent.
     #[error("{feature} is not available in protocol version {version}")]
     NotInProtocolVersion {
@@ -360,8 +366,18 @@ pub(crate) fn error_object(e: &(dyn StdError + 'static), version: &ProtocolVersi
 }
 
 fn mcp_error_object(e: &Error, version: &ProtocolVersion) -> ErrorObject {
+    let modern = version.era() == Era::Stateless;
     match e {
         Error::Rpc(obj) => obj.clone(),
+        Error::HeaderMismatch(what) => ErrorObject::new(
+            ErrorCode::HEADER_MISMATCH,
+            format!("Header mismatch: {what}"),
+        ),
+        Error::CapabilityNotDeclared(path) if modern => ErrorObject::new(
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("Missing required client capability: {path}"),
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": capability_object(path) })),
         Error::ResourceNotFound { uri } => {
             let code = match version.era() {
                 Era::Stateful => ErrorCode::RESOURCE_NOT_FOUND,
@@ -372,6 +388,14 @@ fn mcp_error_object(e: &Error, version: &ProtocolVersion) -> ErrorObject {
         }
         other => ErrorObject::internal_error(other.to_string()),
     }
+}
+
+/// `"elicitation.form"` as `{"elicitation": {"form": {}}}`.
+fn capability_object(path: &str) -> serde_json::Value {
+    path.rsplit('.').fold(
+        serde_json::json!({}),
+        |inner, name| serde_json::json!({ name: inner }),
+    )
 }
 
 #[cfg(test)]
@@ -445,6 +469,24 @@ mod tests {
             Some(Error::ResourceNotFound { .. })
         ));
         assert!(!is_input_required(&*HandlerError::msg("x").into_inner()));
+    }
+
+    #[test]
+    fn missing_capabilities_are_named_on_the_modern_era() {
+        let e = Error::CapabilityNotDeclared("elicitation.form");
+        let modern = mcp_error_object(&e, &ProtocolVersion::V2026_07_28);
+        assert_eq!(modern.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
+        assert_eq!(
+            modern.data,
+            Some(serde_json::json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
+        );
+        let legacy = mcp_error_object(&e, &ProtocolVersion::V2025_11_25);
+        assert_eq!(legacy.code, ErrorCode::INTERNAL_ERROR);
+        let mismatch = mcp_error_object(
+            &Error::HeaderMismatch("x".into()),
+            &ProtocolVersion::V2026_07_28,
+        );
+        assert_eq!(mismatch.code, ErrorCode::HEADER_MISMATCH);
     }
 
     #[test]

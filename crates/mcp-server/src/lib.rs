@@ -124,21 +124,26 @@
 //!   [`Context::cancellation`] fires; no response is sent.
 
 mod builder;
+mod cache;
 mod completion;
 mod context;
+mod envelope;
 mod error;
+pub mod events;
 mod handler;
 mod input;
+mod listen;
+mod modern;
 mod notifier;
 mod prompt;
 mod registry;
+mod request_state;
 mod resource;
 mod router;
 mod serve;
 mod server;
 pub mod service;
 mod session_state;
-mod stateless;
 mod tool;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
@@ -148,14 +153,16 @@ mod uri_template;
 pub mod guide {}
 
 pub use builder::ServerBuilder;
+pub use cache::{CacheHints, Cacheable};
 pub use completion::{CompletionRequest, IntoCompletion, MAX_COMPLETION_VALUES};
 pub use context::Context;
 pub use error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
+pub use events::{EventBus, InMemoryEventBus, ServerEvent};
 pub use handler::{BoxFuture, Extension, FromContext, HandlerFn, NoInput, State};
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceTemplate, UriParams};
 pub use serve::ServeOptions;
-pub use server::{STATEFUL_VERSIONS, Server};
+pub use server::{MODERN_VERSIONS, STATEFUL_VERSIONS, Server};
 pub use service::{IntoMcpResponse, McpRequest, McpResponse, McpService, ToolCall, ToolService};
 pub use session_state::Session;
 #[cfg(feature = "schemars")]

@@ -1,5 +1,5 @@
 //! A registry of tools, resources, templates or prompts: ordered, keyed, changeable while
-//! sessions run, with a cached serialized list and a change signal.
+//! sessions run, with a cached serialized list.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -7,7 +7,6 @@ use std::sync::{Arc, RwLock};
 use base64::Engine as _;
 use mcp_types::{ErrorCode, ErrorObject};
 use serde_json::value::RawValue;
-use tokio::sync::watch;
 
 /// What a registry holds.
 pub(crate) trait Entry: Send + Sync + 'static {
@@ -22,8 +21,6 @@ type Listing<T> = Arc<[(Arc<T>, Box<RawValue>)]>;
 
 pub(crate) struct Registry<T> {
     state: RwLock<State<T>>,
-    /// The generation, bumped on every change; sessions wait on it to send `list_changed`.
-    changed: watch::Sender<u64>,
 }
 
 struct State<T> {
@@ -41,7 +38,6 @@ impl<T: Entry> Registry<T> {
                 index: HashMap::new(),
                 cache: None,
             }),
-            changed: watch::channel(0).0,
         };
         {
             let mut st = registry.state.write().expect("registry lock");
@@ -65,15 +61,14 @@ impl<T: Entry> Registry<T> {
         self.state.read().expect("registry lock").items.is_empty()
     }
 
-    /// Adds `item`, replacing the one with the same key, and signals the change.
+    /// Adds `item`, replacing the one with the same key.
     pub(crate) fn insert(&self, item: T) {
         self.state.write().expect("registry lock").insert(item);
-        self.changed.send_modify(|g| *g += 1);
     }
 
-    /// Removes the item with `key`; signals the change if there was one.
+    /// Removes the item with `key`; returns whether there was one.
     pub(crate) fn remove(&self, key: &str) -> bool {
-        let removed = {
+        {
             let mut st = self.state.write().expect("registry lock");
             match st.index.remove(key) {
                 Some(i) => {
@@ -87,15 +82,7 @@ impl<T: Entry> Registry<T> {
                 }
                 None => false,
             }
-        };
-        if removed {
-            self.changed.send_modify(|g| *g += 1);
         }
-        removed
-    }
-
-    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changed.subscribe()
     }
 
     fn listing(&self) -> Result<Listing<T>, ErrorObject> {
@@ -122,14 +109,16 @@ impl<T: Entry> Registry<T> {
         Ok(listing)
     }
 
-    /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`. With
-    /// `visible`, only the items it accepts are listed (and counted by cursors).
+    /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`
+    /// followed by `trailer` (more members, each after a comma). With `visible`, only the
+    /// items it accepts are listed (and counted by cursors).
     pub(crate) fn page(
         &self,
         field: &str,
         cursor: Option<&str>,
         page_size: usize,
         visible: Option<&dyn Fn(&T) -> bool>,
+        trailer: &str,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let listing = self.listing()?;
         let shown: Vec<&RawValue> = match visible {
@@ -148,8 +137,9 @@ impl<T: Entry> Registry<T> {
         };
         let end = start.saturating_add(page_size.max(1)).min(shown.len());
         let page = &shown[start..end];
-        let mut out =
-            String::with_capacity(64 + page.iter().map(|d| d.get().len() + 1).sum::<usize>());
+        let mut out = String::with_capacity(
+            64 + trailer.len() + page.iter().map(|d| d.get().len() + 1).sum::<usize>(),
+        );
         out.push_str("{\"");
         out.push_str(field);
         out.push_str("\":[");
@@ -165,6 +155,7 @@ impl<T: Entry> Registry<T> {
             out.push_str(&encode_cursor(end));
             out.push('"');
         }
+        out.push_str(trailer);
         out.push('}');
         RawValue::from_string(out)
             .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
@@ -221,32 +212,34 @@ mod tests {
     #[test]
     fn pages_replace_and_remove() {
         let r = Registry::new(vec![Item("a"), Item("b"), Item("c")]);
-        let p1 = r.page("x", None, 2, None).unwrap();
+        let p1 = r.page("x", None, 2, None, "").unwrap();
         let v: serde_json::Value = serde_json::from_str(p1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a", "b"]));
         let next = v["nextCursor"].as_str().unwrap();
-        let p2 = r.page("x", Some(next), 2, None).unwrap();
+        let p2 = r.page("x", Some(next), 2, None, "").unwrap();
         assert_eq!(p2.get(), r#"{"x":["c"]}"#);
-        assert!(r.page("x", Some("garbage"), 2, None).is_err());
-        assert!(r.page("x", Some(&encode_cursor(9)), 2, None).is_err());
+        assert!(r.page("x", Some("garbage"), 2, None, "").is_err());
+        assert!(r.page("x", Some(&encode_cursor(9)), 2, None, "").is_err());
         // A filter hides items from the list and from cursor counting.
         let not_b = |i: &Item| i.0 != "b";
-        let f1 = r.page("x", None, 1, Some(&not_b)).unwrap();
+        let f1 = r.page("x", None, 1, Some(&not_b), "").unwrap();
         let v: serde_json::Value = serde_json::from_str(f1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a"]));
         let f2 = r
-            .page("x", v["nextCursor"].as_str(), 1, Some(&not_b))
+            .page("x", v["nextCursor"].as_str(), 1, Some(&not_b), "")
             .unwrap();
         assert_eq!(f2.get(), r#"{"x":["c"]}"#);
-        let mut rx = r.subscribe();
+        let trailed = r.page("x", None, 10, None, r#","ttlMs":0"#).unwrap();
+        assert!(
+            trailed.get().ends_with(r#"],"ttlMs":0}"#),
+            "{}",
+            trailed.get()
+        );
         assert!(r.remove("a"));
         assert!(!r.remove("a"));
-        assert!(rx.has_changed().unwrap());
-        rx.borrow_and_update();
         r.insert(Item("b"));
-        assert!(rx.has_changed().unwrap());
         assert_eq!(
-            r.page("x", None, 10, None).unwrap().get(),
+            r.page("x", None, 10, None, "").unwrap().get(),
             r#"{"x":["b","c"]}"#
         );
         assert_eq!(r.get("c").unwrap().0, "c");

@@ -12,6 +12,7 @@ use mcp_types::{
 };
 use serde_json::value::RawValue;
 
+use crate::cache::CacheHints;
 use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
 use crate::context::Context;
 use crate::error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
@@ -54,6 +55,7 @@ fn convert<R: IntoReadResult>(
 pub struct Resource {
     def: mcp_types::Resource,
     handler: ReadFn<()>,
+    cache_hints: Option<CacheHints>,
 }
 
 impl fmt::Debug for Resource {
@@ -76,6 +78,7 @@ impl Resource {
         Resource {
             def: mcp_types::Resource::new(uri, name),
             handler: erase(handler, convert::<F::Output>),
+            cache_hints: None,
         }
     }
 
@@ -124,6 +127,18 @@ impl Resource {
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.def.mime_type = Some(mime_type.into());
         self
+    }
+
+    /// The cache hints of this resource's 2026-07-28 `resources/read` results (default: the
+    /// server's, [`Cacheable::ResourceReads`](crate::Cacheable::ResourceReads)).
+    #[must_use]
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.cache_hints = Some(hints);
+        self
+    }
+
+    pub(crate) fn own_cache_hints(&self) -> Option<CacheHints> {
+        self.cache_hints
     }
 
     /// Sets the size in bytes, if known.
@@ -247,6 +262,7 @@ pub struct ResourceTemplate {
     template: UriTemplate,
     handler: ReadFn<UriParams>,
     completers: HashMap<String, CompleteFn>,
+    cache_hints: Option<CacheHints>,
 }
 
 impl fmt::Debug for ResourceTemplate {
@@ -281,6 +297,7 @@ impl ResourceTemplate {
             template,
             handler: erase(handler, convert::<F::Output>),
             completers: HashMap::new(),
+            cache_hints: None,
         })
     }
 
@@ -325,6 +342,18 @@ impl ResourceTemplate {
     pub fn meta(mut self, meta: Meta) -> Self {
         self.def.meta = Some(meta);
         self
+    }
+
+    /// The cache hints of 2026-07-28 `resources/read` results of the matching resources
+    /// (default: the server's, [`Cacheable::ResourceReads`](crate::Cacheable::ResourceReads)).
+    #[must_use]
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.cache_hints = Some(hints);
+        self
+    }
+
+    pub(crate) fn own_cache_hints(&self) -> Option<CacheHints> {
+        self.cache_hints
     }
 
     /// Completes variable `var` with `handler`, which takes the [`CompletionRequest`] and

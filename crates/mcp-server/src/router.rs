@@ -5,15 +5,18 @@
 use std::sync::Arc;
 
 use mcp_types::{
-    CallToolRequestParams, ClientRequest, CompleteRequestParams, CompleteResult, Completion,
-    CompletionReference, EmptyResult, GetPromptRequestParams, Meta, ParamsMeta,
-    ReadResourceRequestParams, ServerCapabilities,
+    CallToolRequestParams, CallToolResult, ClientRequest, CompleteRequestParams, CompleteResult,
+    Completion, CompletionReference, EmptyResult, Era, GetPromptRequestParams, McpParamHeaders,
+    Meta, ParamsMeta, ReadResourceRequestParams, ServerCapabilities,
 };
 use serde::Serialize;
+use serde_json::Value;
 
+use crate::cache::CacheHints;
 use crate::completion::{CompletionRequest, finish};
 use crate::context::Context;
-use crate::error::{BoxError, Error};
+use crate::envelope::{Enveloped, list_trailer, stamp, stamp_object};
+use crate::error::{BoxError, Error, find_mcp_error};
 use crate::handler::BoxFuture;
 use crate::registry::{Entry, Registry};
 use crate::server::{Filter, ServerInner, visible};
@@ -25,19 +28,13 @@ fn respond<T: Serialize>(value: &T) -> Reply {
     Ok(McpResponse::new(value)?)
 }
 
-/// One page of a registry's list, as the request's client may see it.
-fn list<T: Entry>(
-    registry: &Registry<T>,
-    field: &str,
-    cursor: Option<String>,
-    filter: Option<&Filter<T>>,
-    cx: &Context,
-    page_size: usize,
-) -> Reply {
-    let visible = filter.map(|f| move |item: &T| f(item, cx));
-    let visible = visible.as_ref().map(|f| f as &dyn Fn(&T) -> bool);
-    let page = registry.page(field, cursor.as_deref(), page_size, visible)?;
-    Ok(McpResponse::from_raw(page))
+/// Whether the request is of the 2026-07-28 era (its results take the envelope).
+fn is_modern(cx: &Context) -> bool {
+    cx.protocol_version().era() == Era::Stateless
+}
+
+fn is_capability_not_declared(e: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(find_mcp_error(e), Some(Error::CapabilityNotDeclared(_)))
 }
 
 fn unknown(what: &str, name: &str) -> BoxError {
@@ -58,7 +55,39 @@ struct Router<'a> {
     server: &'a ServerInner,
 }
 
+/// A list request: which registry, under which field, with which filter and cache hints.
+struct List<'a, T> {
+    registry: &'a Registry<T>,
+    field: &'static str,
+    filter: Option<&'a Filter<T>>,
+    hints: CacheHints,
+}
+
 impl Router<'_> {
+    /// One page of a registry's list, as the request's client may see it.
+    fn list<T: Entry>(&self, list: List<'_, T>, cursor: Option<String>, cx: &Context) -> Reply {
+        let visible = list.filter.map(|f| move |item: &T| f(item, cx));
+        let visible = visible.as_ref().map(|f| f as &dyn Fn(&T) -> bool);
+        let trailer = if is_modern(cx) {
+            list_trailer(list.hints, &self.server.server_info)
+        } else {
+            String::new()
+        };
+        let page_size = self.server.page_size;
+        let page =
+            list.registry
+                .page(list.field, cursor.as_deref(), page_size, visible, &trailer)?;
+        Ok(McpResponse::from_raw(page))
+    }
+
+    /// A typed result, in the 2026-07-28 envelope when the request is of that era.
+    fn enveloped<T: Enveloped + Serialize>(&self, mut result: T, cx: &Context) -> Reply {
+        if is_modern(cx) {
+            stamp(&mut result, &self.server.server_info);
+        }
+        respond(&result)
+    }
+
     async fn route(&self, req: McpRequest) -> Reply {
         let (method, params, cx) = req.into_parts();
         let request = match ClientRequest::from_parts(&method, params.as_deref()) {
@@ -71,37 +100,38 @@ impl Router<'_> {
         let caps = self.capabilities(&cx);
         let inner = self.server;
         let filters = &inner.filters;
-        let page_size = inner.page_size;
+        let cache = &inner.cache;
         match request {
             ClientRequest::ListTools(p) if caps.tools.is_some() => {
-                let filter = filters.tools.as_ref();
-                list(&inner.tools, "tools", p.cursor, filter, &cx, page_size)
+                let list = List {
+                    registry: &inner.tools,
+                    field: "tools",
+                    filter: filters.tools.as_ref(),
+                    hints: cache.tools,
+                };
+                self.list(list, p.cursor, &cx)
             }
             ClientRequest::CallTool(mut p) if caps.tools.is_some() => {
                 cx.set_meta(p.meta.take());
                 self.call_tool(p, cx).await
             }
             ClientRequest::ListResources(p) if caps.resources.is_some() => {
-                let filter = filters.resources.as_ref();
-                list(
-                    &inner.resources,
-                    "resources",
-                    p.cursor,
-                    filter,
-                    &cx,
-                    page_size,
-                )
+                let list = List {
+                    registry: &inner.resources,
+                    field: "resources",
+                    filter: filters.resources.as_ref(),
+                    hints: cache.resources,
+                };
+                self.list(list, p.cursor, &cx)
             }
             ClientRequest::ListResourceTemplates(p) if caps.resources.is_some() => {
-                let filter = filters.templates.as_ref();
-                list(
-                    &inner.templates,
-                    "resourceTemplates",
-                    p.cursor,
-                    filter,
-                    &cx,
-                    page_size,
-                )
+                let list = List {
+                    registry: &inner.templates,
+                    field: "resourceTemplates",
+                    filter: filters.templates.as_ref(),
+                    hints: cache.templates,
+                };
+                self.list(list, p.cursor, &cx)
             }
             ClientRequest::ReadResource(mut p) if caps.resources.is_some() => {
                 cx.set_meta(p.meta.take());
@@ -123,8 +153,13 @@ impl Router<'_> {
                 respond(&EmptyResult::default())
             }
             ClientRequest::ListPrompts(p) if caps.prompts.is_some() => {
-                let filter = filters.prompts.as_ref();
-                list(&inner.prompts, "prompts", p.cursor, filter, &cx, page_size)
+                let list = List {
+                    registry: &inner.prompts,
+                    field: "prompts",
+                    filter: filters.prompts.as_ref(),
+                    hints: cache.prompts,
+                };
+                self.list(list, p.cursor, &cx)
             }
             ClientRequest::GetPrompt(mut p) if caps.prompts.is_some() => {
                 cx.set_meta(p.meta.take());
@@ -160,7 +195,18 @@ impl Router<'_> {
                     let meta = serde_json::from_str::<ParamsMeta<Meta>>(params.get()).ok();
                     cx.set_meta(meta.and_then(|m| m.meta));
                 }
-                fallback(req, (), cx).await
+                let modern = is_modern(&cx);
+                let response = fallback(req, (), cx).await?;
+                if !modern {
+                    return Ok(response);
+                }
+                match response.decode::<Value>()? {
+                    Value::Object(mut result) => {
+                        stamp_object(&mut result, &self.server.server_info);
+                        respond(&result)
+                    }
+                    _ => Ok(response),
+                }
             }
             None => Err(Box::new(Error::method_not_found(req.method()))),
         }
@@ -173,8 +219,21 @@ impl Router<'_> {
             .get(&p.name)
             .filter(|t| visible(self.server.filters.tools.as_ref(), t, &cx))
             .ok_or_else(|| unknown("tool", &p.name))?;
-        let result = tool.call(ToolCall::new(p.name, p.arguments, cx)).await?;
-        respond(&result)
+        if let Some(headers) = cx.extensions().get::<McpParamHeaders>() {
+            tool.check_headers(p.arguments.as_ref(), headers)?;
+        }
+        let modern = is_modern(&cx);
+        let call = ToolCall::new(p.name, p.arguments, cx.clone());
+        let result = match tool.call(call).await {
+            Ok(result) => result,
+            // Before 2026-07-28 a missing capability is the tool's failure, not a protocol
+            // error.
+            Err(e) if !modern && is_capability_not_declared(&*e) => {
+                CallToolResult::error(e.to_string())
+            }
+            Err(e) => return Err(e),
+        };
+        self.enveloped(result, &cx)
     }
 
     fn resource_exists(&self, uri: &str, cx: &Context) -> bool {
@@ -190,23 +249,29 @@ impl Router<'_> {
 
     async fn read_resource(&self, p: ReadResourceRequestParams, cx: Context) -> Reply {
         let inner = self.server;
-        let result = if let Some(resource) = inner
+        let (mut result, hints) = if let Some(resource) = inner
             .resources
             .get(&p.uri)
             .filter(|r| visible(inner.filters.resources.as_ref(), r, &cx))
         {
-            resource.read(cx).await?
+            (resource.read(cx.clone()).await?, resource.own_cache_hints())
         } else if let Some((template, params)) =
             inner.templates.snapshot().into_iter().find_map(|t| {
                 let params = t.match_uri(&p.uri)?;
                 visible(inner.filters.templates.as_ref(), &t, &cx).then_some((t, params))
             })
         {
-            template.read(params, cx).await?
+            let hints = template.own_cache_hints();
+            (template.read(params, cx.clone()).await?, hints)
         } else {
             return Err(Box::new(Error::resource_not_found(p.uri)));
         };
-        respond(&result)
+        if is_modern(&cx) {
+            let hints = hints.unwrap_or(inner.cache.reads);
+            result.ttl_ms = Some(hints.ttl_ms());
+            result.cache_scope = Some(hints.scope);
+        }
+        self.enveloped(result, &cx)
     }
 
     async fn get_prompt(&self, p: GetPromptRequestParams, cx: Context) -> Reply {
@@ -222,8 +287,8 @@ impl Router<'_> {
                 "Missing required argument: {missing}"
             ))));
         }
-        let result = prompt.get(args, cx).await?;
-        respond(&result)
+        let result = prompt.get(args, cx.clone()).await?;
+        self.enveloped(result, &cx)
     }
 
     fn can_complete(&self) -> bool {
@@ -256,13 +321,14 @@ impl Router<'_> {
                     value: p.argument.value,
                     context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
                 };
-                complete(req, (), cx).await?
+                complete(req, (), cx.clone()).await?
             }
             None => Completion::default(),
         };
-        respond(&CompleteResult {
+        let result = CompleteResult {
             completion: finish(completion),
             ..Default::default()
-        })
+        };
+        self.enveloped(result, &cx)
     }
 }

@@ -9,7 +9,8 @@ use mcp_jsonrpc::{
 };
 use mcp_types::{
     ClientCapabilities, EmptyResult, ErrorObject, Initialize, InitializeRequestParams,
-    InitializeResult, Initialized, Ping, ProtocolVersion,
+    InitializeResult, Initialized, Meta, PROTOCOL_VERSION_META_KEY, ParamsMeta, Ping,
+    ProtocolVersion, RequestMeta,
 };
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -17,6 +18,7 @@ use tokio::sync::mpsc;
 use crate::context::{Context, ContextParts, LevelSource};
 use crate::error::{Error, Result, error_object, is_input_required};
 use crate::input::Input;
+use crate::modern;
 use crate::notifier::notifier;
 use crate::server::{STATEFUL_VERSIONS, Server};
 use crate::service::McpRequest;
@@ -165,8 +167,33 @@ fn raw<T: serde::Serialize>(value: &T) -> Reply {
         .map_err(|e| ErrorObject::internal_error(format!("failed to serialize the result: {e}")))
 }
 
+/// The `_meta` of a request that carries a protocol version in it (2026-07-28 and later), or
+/// `None` for a request of the legacy era.
+fn modern_meta(request: &Request) -> Option<Result<RequestMeta, ErrorObject>> {
+    let params = request.params.as_deref()?;
+    let meta = serde_json::from_str::<ParamsMeta<Meta>>(params.get())
+        .ok()?
+        .meta?;
+    if !meta.contains_key(PROTOCOL_VERSION_META_KEY) {
+        return None;
+    }
+    Some(
+        serde_json::from_value(serde_json::Value::Object(meta)).map_err(|e| {
+            ErrorObject::invalid_params(format!("Invalid params: invalid _meta: {e}"))
+        }),
+    )
+}
+
 impl Handler for SessionHandler {
     async fn handle_request(&self, request: Request, mut ctx: RequestContext) -> Reply {
+        // Until a client opens a legacy session with `initialize`, a request naming its
+        // protocol version in `_meta` is served on its own (2026-07-28); after it, the
+        // connection is the session's (its requests' `_meta` is not even looked into).
+        if self.session.init.get().is_none()
+            && let Some(meta) = modern_meta(&request)
+        {
+            return modern::serve(&self.server, request, ctx, meta?).await;
+        }
         let method = &*request.method;
         if method == <Ping as mcp_types::Request>::METHOD {
             return raw(&EmptyResult::default());
@@ -177,8 +204,14 @@ impl Handler for SessionHandler {
             })?;
             return self.initialize(params, &ctx);
         }
-        let Some(init) = self.session.init.get().cloned() else {
-            return Err(ErrorObject::invalid_request("server not initialized"));
+        let init = match self.session.init.get() {
+            Some(init) => init.clone(),
+            // A transport that serves requests without a handshake (a stateless HTTP POST)
+            // says which protocol version the request is of.
+            None => match ctx.extensions().get::<ProtocolVersion>() {
+                Some(version) => self.assume(version.clone(), ctx.peer()),
+                None => return Err(ErrorObject::invalid_request("server not initialized")),
+            },
         };
         let version = init.client.version.clone();
         let inner = self.server.inner();
@@ -222,6 +255,26 @@ impl Handler for SessionHandler {
 }
 
 impl SessionHandler {
+    /// Serves the session as initialized at `version` (negotiated like `initialize`) with no
+    /// client capabilities, as [`ServeOptions::assume_initialized`] does.
+    fn assume(&self, version: ProtocolVersion, peer: &mcp_jsonrpc::Peer) -> Arc<InitState> {
+        let version = ProtocolVersion::negotiate(&version, STATEFUL_VERSIONS);
+        peer.set_batching(version.supports_batching());
+        self.session.assume(InitState {
+            capabilities: self.server.capabilities_for(&version),
+            client: Arc::new(ClientState {
+                version,
+                info: None,
+                capabilities: ClientCapabilities::default(),
+            }),
+        });
+        self.session
+            .init
+            .get()
+            .cloned()
+            .expect("assumed just now, or initialized meanwhile")
+    }
+
     fn initialize(&self, params: InitializeRequestParams, ctx: &RequestContext) -> Reply {
         let version = ProtocolVersion::negotiate(&params.protocol_version, STATEFUL_VERSIONS);
         let capabilities = self.server.capabilities_for(&version);

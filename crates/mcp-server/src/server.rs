@@ -12,11 +12,14 @@ use mcp_types::{
     ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 
+use crate::cache::CacheConfig;
 use crate::context::Context;
 use crate::error::Result;
+use crate::events::{EventBus, ServerEvent};
 use crate::handler::{Erased, FromContext};
 use crate::prompt::Prompt;
 use crate::registry::Registry;
+use crate::request_state::StateCodec;
 use crate::resource::{Resource, ResourceTemplate};
 use crate::service::{McpRequest, McpResponse, McpService};
 use crate::session_state::SessionShared;
@@ -29,6 +32,9 @@ pub const STATEFUL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V2025_06_18,
     ProtocolVersion::V2025_11_25,
 ];
+
+/// The protocol revisions a request can carry in its `_meta` (no `initialize`), oldest first.
+pub const MODERN_VERSIONS: &[ProtocolVersion] = &[ProtocolVersion::V2026_07_28];
 
 /// An MCP server: what it offers (tools, resources, templates, prompts) and how it
 /// behaves. Cheap to clone (an `Arc` inside); every clone is the same server.
@@ -88,6 +94,9 @@ pub(crate) struct ServerInner {
     pub(crate) client_request_timeout: Option<Duration>,
     pub(crate) log_queue: usize,
     pub(crate) declare: Declare,
+    /// Where list changes and resource updates go, and where sessions and subscription
+    /// streams hear of them.
+    pub(crate) events: Arc<dyn EventBus>,
     /// The application state, plus a [`ServerRef`] to this server for the `Server`
     /// extractor.
     pub(crate) state: Arc<Extensions>,
@@ -95,7 +104,19 @@ pub(crate) struct ServerInner {
     pub(crate) fallback: Option<Fallback>,
     /// The router inside the builder's layers.
     pub(crate) service: McpService,
+    /// The cache hints of 2026-07-28 results.
+    pub(crate) cache: CacheConfig,
+    /// Seals and opens the `requestState` of 2026-07-28 input rounds.
+    pub(crate) state_codec: StateCodec,
+    /// What a `requestState` is bound to besides its request.
+    pub(crate) state_principal: Option<PrincipalFn>,
+    /// `serverInfo`, as every 2026-07-28 result's `_meta` names it.
+    pub(crate) server_info: serde_json::Value,
 }
+
+/// Names the principal of a request (from what the transport attached), for binding its
+/// `requestState`.
+pub(crate) type PrincipalFn = Arc<dyn Fn(&Extensions) -> Option<String> + Send + Sync>;
 
 /// How a handler's context finds its server: weak, since the server's state holds it.
 #[derive(Clone)]
@@ -171,53 +192,98 @@ impl Server {
         self.inner.sessions.lock().expect("sessions lock").len()
     }
 
+    /// Publishes an event on the server's [`EventBus`]: every legacy session and every
+    /// 2026-07-28 `subscriptions/listen` stream that asked for it is told (of every server
+    /// instance sharing the bus).
+    pub fn publish(&self, event: ServerEvent) {
+        self.inner.events.publish(event);
+    }
+
     /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it
-    /// (and only to those). Returns at once; updates to the same uri are coalesced until sent.
+    /// (and only to those) and every subscription stream listening to it. Returns at once;
+    /// updates to the same uri are coalesced until sent.
     pub fn notify_resource_updated(&self, uri: &str) {
-        for session in self.inner.sessions.lock().expect("sessions lock").values() {
-            session.resource_updated(uri);
-        }
+        self.publish(ServerEvent::ResourceUpdated {
+            uri: uri.to_owned(),
+        });
+    }
+
+    /// Tells every listening client that the tools changed, e.g. when what a
+    /// [tool filter](crate::ServerBuilder::tool_filter) lets through changed. (Adding or
+    /// removing a tool tells them by itself.)
+    pub fn notify_tools_changed(&self) {
+        self.publish(ServerEvent::ToolsListChanged);
+    }
+
+    /// Tells every listening client that the prompts changed.
+    pub fn notify_prompts_changed(&self) {
+        self.publish(ServerEvent::PromptsListChanged);
+    }
+
+    /// Tells every listening client that the resources or resource templates changed.
+    pub fn notify_resources_changed(&self) {
+        self.publish(ServerEvent::ResourcesListChanged);
     }
 
     /// Adds a tool (replacing one with the same name) and tells live sessions.
     pub fn add_tool(&self, tool: Tool) {
         self.inner.tools.insert(tool);
+        self.notify_tools_changed();
     }
 
     /// Removes the tool called `name`; returns whether there was one. Live sessions are told.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.inner.tools.remove(name)
+        let removed = self.inner.tools.remove(name);
+        if removed {
+            self.notify_tools_changed();
+        }
+        removed
     }
 
     /// Adds a resource (replacing one with the same URI) and tells live sessions.
     pub fn add_resource(&self, resource: Resource) {
         self.inner.resources.insert(resource);
+        self.notify_resources_changed();
     }
 
     /// Removes the resource with `uri`; returns whether there was one.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.inner.resources.remove(uri)
+        let removed = self.inner.resources.remove(uri);
+        if removed {
+            self.notify_resources_changed();
+        }
+        removed
     }
 
     /// Adds a resource template (replacing one with the same template) and tells live
     /// sessions.
     pub fn add_resource_template(&self, template: ResourceTemplate) {
         self.inner.templates.insert(template);
+        self.notify_resources_changed();
     }
 
     /// Removes the resource template `uri_template`; returns whether there was one.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        self.inner.templates.remove(uri_template)
+        let removed = self.inner.templates.remove(uri_template);
+        if removed {
+            self.notify_resources_changed();
+        }
+        removed
     }
 
     /// Adds a prompt (replacing one with the same name) and tells live sessions.
     pub fn add_prompt(&self, prompt: Prompt) {
         self.inner.prompts.insert(prompt);
+        self.notify_prompts_changed();
     }
 
     /// Removes the prompt called `name`; returns whether there was one.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.inner.prompts.remove(name)
+        let removed = self.inner.prompts.remove(name);
+        if removed {
+            self.notify_prompts_changed();
+        }
+        removed
     }
 
     /// The capabilities a session negotiating `version` is offered: derived from what is

@@ -2,7 +2,7 @@
 //! ([`InitState`]), and the state its handler, its notifier and the server share
 //! ([`SessionShared`]), with [`Session`], the handle handlers get.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -52,7 +52,7 @@ fn level_index(level: LoggingLevel) -> u8 {
 }
 
 /// Which list a `list_changed` notification is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum ListKind {
     Tools,
     Resources,
@@ -70,7 +70,7 @@ pub(crate) struct SessionShared {
     assumed: AtomicBool,
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
-    pending_updates: Mutex<BTreeSet<String>>,
+    /// Fired when [`Session`] queues a list change for this session alone.
     pub(crate) updates: Notify,
     /// Lists whose `list_changed` this session alone should be sent ([`Session`]).
     pending_lists: Mutex<Vec<ListKind>>,
@@ -99,7 +99,6 @@ impl SessionShared {
             assumed: AtomicBool::new(false),
             log_level: AtomicU8::new(default_level.map_or(LOG_OFF, level_index)),
             subscriptions: Mutex::default(),
-            pending_updates: Mutex::default(),
             updates: Notify::new(),
             pending_lists: Mutex::default(),
             ready: Notify::new(),
@@ -164,17 +163,15 @@ impl SessionShared {
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
-        lock(&self.pending_updates).remove(uri);
     }
 
-    /// Queues `notifications/resources/updated` for `uri` if the session subscribed to it.
-    /// Updates are coalesced per uri, so the queue is bounded by the subscriptions.
-    pub(crate) fn resource_updated(&self, uri: &str) {
-        if !lock(&self.subscriptions).contains(uri) {
-            return;
-        }
-        lock(&self.pending_updates).insert(uri.to_owned());
-        self.updates.notify_one();
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Every resource the session subscribed to.
+    pub(crate) fn subscriptions(&self) -> Vec<String> {
+        lock(&self.subscriptions).iter().cloned().collect()
     }
 
     /// Queues a `list_changed` notification for this session alone (coalesced per list).
@@ -187,12 +184,9 @@ impl SessionShared {
         self.updates.notify_one();
     }
 
-    /// The resource updates and session list changes queued since the last call.
-    pub(crate) fn take_updates(&self) -> (BTreeSet<String>, Vec<ListKind>) {
-        (
-            std::mem::take(&mut *lock(&self.pending_updates)),
-            std::mem::take(&mut *lock(&self.pending_lists)),
-        )
+    /// The list changes queued for this session alone since the last call.
+    pub(crate) fn take_list_changes(&self) -> Vec<ListKind> {
+        std::mem::take(&mut *lock(&self.pending_lists))
     }
 }
 

@@ -2,8 +2,12 @@
 
 use std::fmt;
 use std::future::ready;
+use std::sync::Arc;
 
-use mcp_types::{CallToolResult, ContentBlock, ErrorCode, Icon, JsonObject, Meta, ToolAnnotations};
+use mcp_types::{
+    CallToolResult, ContentBlock, ErrorCode, HeaderParam, Icon, JsonObject, McpParamHeaders, Meta,
+    ToolAnnotations,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -59,6 +63,8 @@ use crate::service::{ToolCall, ToolService};
 pub struct Tool {
     def: mcp_types::Tool,
     service: ToolService,
+    /// The `x-mcp-header` parameters of the input schema, checked at construction.
+    header_params: Arc<[HeaderParam]>,
 }
 
 impl fmt::Debug for Tool {
@@ -148,6 +154,11 @@ impl Tool {
 
     /// Like [`Tool::typed`] with the input schema given explicitly, for argument types that do
     /// not implement `JsonSchema`.
+    ///
+    /// # Panics
+    ///
+    /// If the schema has an invalid `x-mcp-header` annotation (see
+    /// [`mcp_types::Tool::header_params`]); [`Tool::typed`] likewise.
     pub fn with_schema<A, M, F>(
         name: impl Into<String>,
         input_schema: JsonObject,
@@ -181,8 +192,9 @@ impl Tool {
     /// not validate are refused with -32602 `Invalid arguments for tool <name>: ...` before
     /// the handler runs. Without it the handler must check the arguments itself.
     ///
-    /// Fails with [`Error::InvalidSchema`] if the schema is not an object (or, with the
-    /// `jsonschema` feature, not a valid schema).
+    /// Fails with [`Error::InvalidSchema`] if the schema is not an object, has an invalid
+    /// `x-mcp-header` annotation (see [`mcp_types::Tool::header_params`]), or, with the
+    /// `jsonschema` feature, is not a valid schema.
     ///
     /// ```
     /// use mcp_server::Tool;
@@ -221,18 +233,77 @@ impl Tool {
             },
             handler,
         );
-        Ok(Tool::from_parts(name, schema, output_schema, service))
+        Tool::checked(name, schema, output_schema, service)
     }
 
+    /// A tool from its parts, with its `x-mcp-header` annotations checked.
+    fn checked(
+        name: String,
+        input_schema: JsonObject,
+        output_schema: Option<JsonObject>,
+        service: ToolService,
+    ) -> Result<Tool> {
+        let mut def = mcp_types::Tool::new(name, input_schema);
+        def.output_schema = output_schema;
+        let header_params = def.header_params().map_err(|e| Error::InvalidSchema {
+            tool: def.name.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(Tool {
+            def,
+            service,
+            header_params: header_params.into(),
+        })
+    }
+
+    /// Like [`checked`](Self::checked), for constructors that cannot fail: a schema derived
+    /// from a Rust type (or given to [`Tool::with_schema`]) with an invalid `x-mcp-header` is
+    /// a bug in the program, found when the tool is made.
     fn from_parts(
         name: String,
         input_schema: JsonObject,
         output_schema: Option<JsonObject>,
         service: ToolService,
     ) -> Tool {
-        let mut def = mcp_types::Tool::new(name, input_schema);
-        def.output_schema = output_schema;
-        Tool { def, service }
+        match Tool::checked(name, input_schema, output_schema, service) {
+            Ok(tool) => tool,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Checks the `Mcp-Param-*` headers of a 2026-07-28 HTTP request against the arguments:
+    /// every header parameter with a value must come with a matching header, and a header must
+    /// not stand for an absent value.
+    pub(crate) fn check_headers(
+        &self,
+        arguments: Option<&JsonObject>,
+        headers: &McpParamHeaders,
+    ) -> Result<()> {
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        for param in self.header_params.iter() {
+            let name = &param.header;
+            match (param.value(arguments), headers.get(name)) {
+                (Some(value), Some(header)) if param.matches(value, header) => {}
+                (Some(_), Some(header)) => {
+                    return Err(Error::HeaderMismatch(format!(
+                        "Mcp-Param-{name} value {header:?} does not match the argument"
+                    )));
+                }
+                (Some(_), None) => {
+                    return Err(Error::HeaderMismatch(format!(
+                        "Mcp-Param-{name} is required when the argument has a value"
+                    )));
+                }
+                (None, Some(_)) => {
+                    return Err(Error::HeaderMismatch(format!(
+                        "Mcp-Param-{name} was sent for an argument without a value"
+                    )));
+                }
+                (None, None) => {}
+            }
+        }
+        Ok(())
     }
 
     /// Wraps the tool's handling in a tower [`Layer`]: a timeout, a metrics counter, an
@@ -521,7 +592,9 @@ impl<T: IntoToolResult, E: IntoHandlerError> IntoToolResult for Result<T, E> {
 /// Whether a tool's error is sent as a JSON-RPC error rather than as a failed result.
 fn is_protocol_error(e: &HandlerError) -> bool {
     match e.as_mcp_error() {
-        Some(Error::InputRequired) => true,
+        // On 2026-07-28 a missing capability is -32021; the router turns it back into a
+        // failed result on earlier revisions.
+        Some(Error::InputRequired | Error::CapabilityNotDeclared(_)) => true,
         Some(Error::Rpc(obj)) => obj.code == ErrorCode::URL_ELICITATION_REQUIRED,
         _ => false,
     }

@@ -98,7 +98,21 @@ pub struct ParamsMeta<M = RequestMeta> {
     pub meta: Option<M>,
 }
 
-/// The `_meta` of a request, with the members every request may carry.
+/// The `_meta` of a request, with the members every request may carry: the progress token,
+/// and on protocol revision 2026-07-28 the client's per-request declarations (the version it
+/// speaks, its capabilities and info, the log level it wants).
+///
+/// ```
+/// use mcp_types::{ParamsMeta, ProtocolVersion};
+///
+/// let params = r#"{"_meta":{
+///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities":{"sampling":{}},
+///     "io.modelcontextprotocol/logLevel":"info"}}"#;
+/// let meta = serde_json::from_str::<ParamsMeta>(params).unwrap().meta.unwrap();
+/// assert_eq!(meta.protocol_version, Some(ProtocolVersion::V2026_07_28));
+/// assert!(meta.client_capabilities.unwrap().supports_sampling());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RequestMeta {
     /// The token the request's progress notifications will carry.
@@ -108,6 +122,38 @@ pub struct RequestMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub progress_token: Option<ProgressToken>,
+    /// The protocol version of this request (2026-07-28; required there), under
+    /// [`PROTOCOL_VERSION_META_KEY`](crate::PROTOCOL_VERSION_META_KEY).
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub protocol_version: Option<crate::ProtocolVersion>,
+    /// What the client supports for this request (2026-07-28; required there), under
+    /// [`CLIENT_CAPABILITIES_META_KEY`](crate::CLIENT_CAPABILITIES_META_KEY).
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_capabilities: Option<crate::ClientCapabilities>,
+    /// The client software (2026-07-28), under
+    /// [`CLIENT_INFO_META_KEY`](crate::CLIENT_INFO_META_KEY).
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_info: Option<crate::Implementation>,
+    /// The lowest level of log messages the client wants for this request (2026-07-28), under
+    /// [`LOG_LEVEL_META_KEY`](crate::LOG_LEVEL_META_KEY); absent means none.
+    #[serde(
+        rename = "io.modelcontextprotocol/logLevel",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_level: Option<crate::LoggingLevel>,
     /// The other members (`io.modelcontextprotocol/...` keys, vendor keys), kept for the
     /// round trip.
     #[serde(flatten)]

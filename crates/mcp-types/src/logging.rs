@@ -7,6 +7,9 @@ use serde_json::Value;
 
 use crate::{JsonObject, Meta};
 
+/// The `_meta` key under which a 2026-07-28 request carries the log level it wants.
+pub const LOG_LEVEL_META_KEY: &str = "io.modelcontextprotocol/logLevel";
+
 /// The severity of a log message, as in syslog (RFC 5424), all revisions.
 ///
 /// Ordered from least to most severe: `Debug < Info < ... < Emergency`, so

@@ -72,13 +72,8 @@ async fn requests_before_initialize_are_refused_and_the_server_keeps_serving() {
             "tools/call",
             json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
         ),
-        (
-            "server/discover",
-            json!({"_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}
-            }}),
-        ),
+        // A 2025 client's `_meta` without a protocol version is not a 2026-07-28 request.
+        ("tools/list", json!({"_meta": {"progressToken": 1}})),
     ] {
         let err = rpc_error(client.raw(method, params).await.unwrap_err());
         assert_eq!(err.code.0, -32600, "{method}");

@@ -9,6 +9,7 @@ mod handlers;
 mod lifecycle;
 mod logging;
 mod middleware;
+mod modern;
 mod pagination;
 mod prompts;
 mod resources;

@@ -181,6 +181,25 @@ impl Client {
         Ok(serde_json::from_str(result.get()).unwrap())
     }
 
+    /// Sends a 2026-07-28 request: `params` with the per-request `_meta` (version, client info,
+    /// `capabilities`) added to whatever `_meta` it has.
+    pub(crate) async fn modern(
+        &self,
+        method: &'static str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Result<Value, mcp_jsonrpc::Error> {
+        let meta = params
+            .as_object_mut()
+            .expect("params are an object")
+            .entry("_meta")
+            .or_insert_with(|| json!({}));
+        meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
+        meta["io.modelcontextprotocol/clientInfo"] = json!({"name": "modern", "version": "1"});
+        meta["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+        self.raw(method, params).await
+    }
+
     pub(crate) async fn notify(&self, method: &'static str, params: Value) {
         self.peer
             .notify(method, Some(to_raw_value(&params).unwrap()))

@@ -1,0 +1,97 @@
+//! The 2026-07-28 result envelope: every result names its `resultType`, says who the server is
+//! in `_meta` (`io.modelcontextprotocol/serverInfo`), and discover, list and read results carry
+//! cache hints. Results of earlier revisions are left as they are.
+
+use mcp_types::{
+    CacheScope, CallToolResult, CompleteResult, GetPromptResult, JsonObject, Meta,
+    ReadResourceResult, ResultType, SERVER_INFO_META_KEY,
+};
+use serde_json::Value;
+
+use crate::cache::CacheHints;
+
+/// A typed result that takes the envelope.
+pub(crate) trait Enveloped {
+    fn parts(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>);
+}
+
+macro_rules! enveloped {
+    ($($t:ty),*) => {$(
+        impl Enveloped for $t {
+            fn parts(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>) {
+                (&mut self.result_type, &mut self.meta)
+            }
+        }
+    )*};
+}
+
+enveloped!(
+    CallToolResult,
+    GetPromptResult,
+    ReadResourceResult,
+    CompleteResult
+);
+
+/// Marks `result` complete and names the server in its `_meta`.
+pub(crate) fn stamp<T: Enveloped>(result: &mut T, server_info: &Value) {
+    let (result_type, meta) = result.parts();
+    *result_type = Some(ResultType::Complete);
+    meta.get_or_insert_with(Meta::new)
+        .insert(SERVER_INFO_META_KEY.to_owned(), server_info.clone());
+}
+
+/// The same for a result given as a JSON object (a custom method's): `resultType` is added
+/// unless the handler set one.
+pub(crate) fn stamp_object(result: &mut JsonObject, server_info: &Value) {
+    result
+        .entry("resultType")
+        .or_insert_with(|| Value::String("complete".to_owned()));
+    let meta = result
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(meta) = meta {
+        meta.entry(SERVER_INFO_META_KEY)
+            .or_insert_with(|| server_info.clone());
+    }
+}
+
+/// The members a list page ends with, each after a comma: `resultType`, the cache hints and
+/// `_meta`.
+pub(crate) fn list_trailer(hints: CacheHints, server_info: &Value) -> String {
+    let scope = match hints.scope {
+        CacheScope::Public => "public",
+        CacheScope::Private => "private",
+    };
+    format!(
+        r#","resultType":"complete","ttlMs":{},"cacheScope":"{scope}","_meta":{{"{SERVER_INFO_META_KEY}":{server_info}}}"#,
+        hints.ttl_ms()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn trailers_and_stamps() {
+        let info = serde_json::json!({"name": "s", "version": "1"});
+        let trailer = list_trailer(CacheHints::public(Duration::from_secs(300)), &info);
+        let page: Value = serde_json::from_str(&format!(r#"{{"tools":[]{trailer}}}"#)).unwrap();
+        assert_eq!(
+            page,
+            serde_json::json!({"tools": [], "resultType": "complete", "ttlMs": 300000,
+                "cacheScope": "public", "_meta": {"io.modelcontextprotocol/serverInfo": info}})
+        );
+        let mut call = CallToolResult::text("x");
+        stamp(&mut call, &info);
+        let v = serde_json::to_value(&call).unwrap();
+        assert_eq!(v["resultType"], "complete");
+        assert_eq!(v["_meta"][SERVER_INFO_META_KEY]["name"], "s");
+        let mut custom = JsonObject::new();
+        custom.insert("resultType".into(), "custom".into());
+        stamp_object(&mut custom, &info);
+        assert_eq!(custom["resultType"], "custom");
+    }
+}

@@ -1,0 +1,187 @@
+//! `subscriptions/listen` (2026-07-28): a request that stays open and carries the list changes
+//! and resource updates its client asked for, each tagged with the subscription's id (the
+//! request's id). It replaces the legacy GET stream and `resources/subscribe`.
+//!
+//! The handler acknowledges first (`notifications/subscriptions/acknowledged`, with the part
+//! of the filter the server honours), then forwards matching events from the server's event
+//! bus until the client cancels (closes the HTTP stream, or sends `notifications/cancelled` on
+//! stdio), which drops it, or until the bus ends, when it answers the request with its
+//! completion result.
+
+use std::collections::BTreeSet;
+
+use futures::StreamExt as _;
+use mcp_jsonrpc::{Id, Peer};
+use mcp_types::{
+    EmptyParams, Meta, Notification, PromptListChanged, RequestId, ResourceListChanged,
+    ResourceUpdated, ResourceUpdatedNotificationParams, ServerCapabilities, SubscriptionFilter,
+    SubscriptionsAcknowledged, SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, ToolListChanged,
+};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::error::{Error, Result};
+use crate::events::{EventStream, Received, ServerEvent};
+
+/// What one subscription forwards.
+struct Honoured {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: BTreeSet<String>,
+}
+
+impl Honoured {
+    /// The part of `asked` the server can honour with `caps`.
+    fn new(asked: &SubscriptionFilter, caps: &ServerCapabilities) -> Self {
+        let list_changed = |flag: Option<bool>| flag == Some(true);
+        let resources = caps.resources.as_ref();
+        Honoured {
+            tools: asked.tools_list_changed == Some(true)
+                && list_changed(caps.tools.as_ref().and_then(|t| t.list_changed)),
+            prompts: asked.prompts_list_changed == Some(true)
+                && list_changed(caps.prompts.as_ref().and_then(|p| p.list_changed)),
+            resources: asked.resources_list_changed == Some(true)
+                && list_changed(resources.and_then(|r| r.list_changed)),
+            uris: if list_changed(resources.and_then(|r| r.subscribe)) {
+                asked
+                    .resource_subscriptions
+                    .iter()
+                    .flatten()
+                    .cloned()
+                    .collect()
+            } else {
+                BTreeSet::new()
+            },
+        }
+    }
+
+    fn filter(&self) -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: self.tools.then_some(true),
+            prompts_list_changed: self.prompts.then_some(true),
+            resources_list_changed: self.resources.then_some(true),
+            resource_subscriptions: (!self.uris.is_empty())
+                .then(|| self.uris.iter().cloned().collect()),
+            ..Default::default()
+        }
+    }
+}
+
+/// The subscription id: the request's id, with its JSON type.
+fn request_id(id: &Id) -> RequestId {
+    match id {
+        Id::Number(n) => RequestId::Number(*n),
+        Id::String(s) => RequestId::String(s.to_string()),
+    }
+}
+
+/// Serves one `subscriptions/listen` request.
+pub(crate) async fn listen(
+    params: SubscriptionsListenRequestParams,
+    id: &Id,
+    peer: &Peer,
+    caps: &ServerCapabilities,
+    mut events: EventStream,
+) -> Result<Box<RawValue>> {
+    let honoured = Honoured::new(&params.notifications, caps);
+    let closing = SubscriptionsListenResult::closing(&request_id(id));
+    let meta: Meta = closing.meta.clone().unwrap_or_default();
+    let ack = SubscriptionsAcknowledgedNotificationParams {
+        notifications: honoured.filter(),
+        meta: Some(meta.clone()),
+        extra: Default::default(),
+    };
+    notify::<SubscriptionsAcknowledged>(peer, &ack).await?;
+    let tagged = EmptyParams {
+        meta: Some(meta.clone()),
+        extra: Default::default(),
+    };
+    while let Some(received) = events.next().await {
+        match received {
+            Received::Event(event) => send(peer, &honoured, &event, &tagged, &meta).await?,
+            // Events were lost: everything this subscription covers may have changed.
+            Received::Lagged => {
+                for event in [
+                    ServerEvent::ToolsListChanged,
+                    ServerEvent::PromptsListChanged,
+                    ServerEvent::ResourcesListChanged,
+                ] {
+                    send(peer, &honoured, &event, &tagged, &meta).await?;
+                }
+                for uri in &honoured.uris {
+                    let event = ServerEvent::ResourceUpdated { uri: uri.clone() };
+                    send(peer, &honoured, &event, &tagged, &meta).await?;
+                }
+            }
+        }
+    }
+    Ok(serde_json::value::to_raw_value(&closing)?)
+}
+
+async fn send(
+    peer: &Peer,
+    honoured: &Honoured,
+    event: &ServerEvent,
+    tagged: &EmptyParams,
+    meta: &Meta,
+) -> Result<()> {
+    match event {
+        ServerEvent::ToolsListChanged if honoured.tools => {
+            notify::<ToolListChanged>(peer, tagged).await
+        }
+        ServerEvent::PromptsListChanged if honoured.prompts => {
+            notify::<PromptListChanged>(peer, tagged).await
+        }
+        ServerEvent::ResourcesListChanged if honoured.resources => {
+            notify::<ResourceListChanged>(peer, tagged).await
+        }
+        ServerEvent::ResourceUpdated { uri } if honoured.uris.contains(uri) => {
+            let mut params = ResourceUpdatedNotificationParams::new(uri.clone());
+            params.meta = Some(meta.clone());
+            notify::<ResourceUpdated>(peer, &params).await
+        }
+        _ => Ok(()),
+    }
+}
+
+async fn notify<N: Notification>(peer: &Peer, params: &impl Serialize) -> Result<()> {
+    let raw = serde_json::value::to_raw_value(params)?;
+    peer.notify(N::METHOD, Some(raw)).await.map_err(Error::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_types::{PromptsCapability, ResourcesCapability, ToolsCapability};
+
+    use super::*;
+
+    #[test]
+    fn honours_only_what_the_server_can_send() {
+        let caps = ServerCapabilities {
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+                ..Default::default()
+            }),
+            prompts: Some(PromptsCapability::default()),
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let asked = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["a:b".into()]),
+            ..Default::default()
+        };
+        let filter = Honoured::new(&asked, &caps).filter();
+        assert_eq!(
+            serde_json::to_value(&filter).unwrap(),
+            serde_json::json!({"toolsListChanged": true, "resourceSubscriptions": ["a:b"]})
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! The 2026-07-28 era: every request carries the client's version, capabilities and info in
+//! its `_meta`, and is served on its own, with no `initialize` and no session.
+//!
+//! The session handler hands a request here when its `_meta` names a protocol version. The
+//! request gets the `Context` handlers already know, built from its `_meta` (the log level
+//! too) instead of a session's; `server/discover` and `subscriptions/listen` are answered here;
+//! the removed methods get -32601 before their params are looked at; everything else goes
+//! through the server's service (its layers, then the router, which wraps results in the
+//! revision's envelope). A `tools/call`, `prompts/get` or `resources/read` whose handler asked
+//! for input is answered with an `InputRequiredResult` whose `requestState` is sealed.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_jsonrpc::{Request, RequestContext};
+use mcp_types::{
+    CallTool, Discover, DiscoverResult, ErrorCode, ErrorObject, GetPrompt, Initialize,
+    InputRequiredResult, InputResponseRequestParams, Ping, ReadResource, RequestMeta, ResultType,
+    SERVER_INFO_META_KEY, SetLevel, Subscribe, SubscriptionsListen,
+    SubscriptionsListenRequestParams, Unsubscribe,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::context::{Context, ContextParts, LevelSource};
+use crate::error::{error_object, is_input_required};
+use crate::input::{Input, StatelessInput};
+use crate::listen::listen;
+use crate::request_state::Binding;
+use crate::server::{MODERN_VERSIONS, Server};
+use crate::service::McpRequest;
+use crate::session_state::ClientState;
+
+type Reply = Result<Box<RawValue>, ErrorObject>;
+
+/// The methods of earlier revisions that 2026-07-28 removed.
+const REMOVED: &[&str] = &[
+    <Initialize as mcp_types::Request>::METHOD,
+    <Ping as mcp_types::Request>::METHOD,
+    <SetLevel as mcp_types::Request>::METHOD,
+    <Subscribe as mcp_types::Request>::METHOD,
+    <Unsubscribe as mcp_types::Request>::METHOD,
+];
+
+/// The methods whose handlers may ask the client for input.
+const WITH_INPUT: &[&str] = &[
+    <CallTool as mcp_types::Request>::METHOD,
+    <GetPrompt as mcp_types::Request>::METHOD,
+    <ReadResource as mcp_types::Request>::METHOD,
+];
+
+fn raw<T: serde::Serialize>(value: &T) -> Reply {
+    serde_json::value::to_raw_value(value)
+        .map_err(|e| ErrorObject::internal_error(format!("failed to serialize the result: {e}")))
+}
+
+/// -32022, naming what the server serves per request.
+fn unsupported(requested: &str) -> ErrorObject {
+    let supported: Vec<&str> = MODERN_VERSIONS.iter().map(|v| v.as_str()).collect();
+    ErrorObject::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        format!("Unsupported protocol version: {requested}"),
+    )
+    .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+}
+
+/// Serves one 2026-07-28 request whose `_meta` is `meta`.
+pub(crate) async fn serve(
+    server: &Server,
+    request: Request,
+    mut ctx: RequestContext,
+    meta: RequestMeta,
+) -> Reply {
+    let (Some(version), Some(capabilities)) = (meta.protocol_version, meta.client_capabilities)
+    else {
+        return Err(ErrorObject::invalid_params(
+            "Invalid params: _meta must carry io.modelcontextprotocol/protocolVersion and \
+             io.modelcontextprotocol/clientCapabilities",
+        ));
+    };
+    if !MODERN_VERSIONS.contains(&version) {
+        return Err(unsupported(version.as_str()));
+    }
+    let inner = server.inner();
+    let method = &*request.method;
+    if REMOVED.contains(&method) {
+        return Err(ErrorObject::method_not_found(method));
+    }
+    if method == <Discover as mcp_types::Request>::METHOD {
+        return discover(server);
+    }
+    if method == <SubscriptionsListen as mcp_types::Request>::METHOD {
+        let params: SubscriptionsListenRequestParams = request.params()?;
+        let caps = server.capabilities_for(&version);
+        let events = inner.events.subscribe();
+        return listen(params, ctx.id(), ctx.peer(), &caps, events)
+            .await
+            .map_err(|e| error_object(&e, &version));
+    }
+
+    // Moved (not cloned) into the handler's `Context`.
+    let extensions = Arc::new(std::mem::take(ctx.extensions_mut()));
+    let with_input = WITH_INPUT.contains(&method);
+    let mut binding = None;
+    let input = if with_input {
+        let retry: InputResponseRequestParams = request.params()?;
+        let target = ["name", "uri"]
+            .iter()
+            .find_map(|k| retry.extra.get(*k).and_then(Value::as_str))
+            .unwrap_or_default();
+        let bound = Binding {
+            method: method.to_owned(),
+            target: target.to_owned(),
+            principal: inner.state_principal.as_ref().and_then(|p| p(&extensions)),
+        };
+        let sealed = match &retry.request_state {
+            Some(state) => inner
+                .state_codec
+                .open(state, &bound)
+                .map_err(|e| error_object(&e, &version))?,
+            None => Default::default(),
+        };
+        binding = Some(bound);
+        Input::Stateless(Mutex::new(StatelessInput::new(
+            sealed,
+            retry.input_responses,
+        )))
+    } else {
+        Input::None
+    };
+    let cx = Context::new(ContextParts {
+        client: Arc::new(ClientState {
+            version: version.clone(),
+            info: meta.client_info,
+            capabilities,
+        }),
+        peer: ctx.peer().clone(),
+        request_id: ctx.id().clone(),
+        extensions,
+        state: inner.state.clone(),
+        session: None,
+        level: LevelSource::Fixed(meta.log_level),
+        cancellation: ctx.cancellation().clone(),
+        progress_token: ctx.progress_token().cloned(),
+        input,
+    });
+    let Request { method, params, .. } = request;
+    let call = McpRequest::new(Arc::from(&*method), params, cx.clone());
+    match inner.service.oneshot(call).await {
+        Ok(response) => Ok(response.into_raw()),
+        Err(e) if is_input_required(&*e) => match binding {
+            Some(binding) => input_required(server, &cx, binding),
+            None => Err(ErrorObject::internal_error(
+                "the handler asked for input, which this request cannot carry",
+            )),
+        },
+        Err(e) => Err(error_object(&*e, &version)),
+    }
+}
+
+/// The `InputRequiredResult` of a request whose handler asked for input.
+fn input_required(server: &Server, cx: &Context, binding: Binding) -> Reply {
+    let Input::Stateless(state) = cx.input() else {
+        return Err(ErrorObject::internal_error("no input channel"));
+    };
+    let state = state.lock().expect("input lock");
+    let inner = server.inner();
+    let sealed = inner
+        .state_codec
+        .seal(binding, state.to_seal())
+        .map_err(|e| error_object(&e, cx.protocol_version()))?;
+    let mut result = InputRequiredResult {
+        input_requests: (!state.requested.is_empty()).then(|| state.requested.clone()),
+        request_state: Some(sealed),
+        ..Default::default()
+    };
+    result
+        .meta
+        .get_or_insert_default()
+        .insert(SERVER_INFO_META_KEY.to_owned(), inner.server_info.clone());
+    raw(&result)
+}
+
+/// `server/discover`: the versions served per request, the capabilities, the instructions.
+fn discover(server: &Server) -> Reply {
+    let inner = server.inner();
+    let latest = &MODERN_VERSIONS[MODERN_VERSIONS.len() - 1];
+    let hints = inner.cache.discover;
+    let mut result = DiscoverResult {
+        supported_versions: MODERN_VERSIONS.to_vec(),
+        capabilities: server.capabilities_for(latest),
+        instructions: inner.instructions.clone(),
+        result_type: Some(ResultType::Complete),
+        ttl_ms: Some(hints.ttl_ms()),
+        cache_scope: Some(hints.scope),
+        ..Default::default()
+    };
+    result
+        .meta
+        .get_or_insert_default()
+        .insert(SERVER_INFO_META_KEY.to_owned(), inner.server_info.clone());
+    raw(&result)
+}
