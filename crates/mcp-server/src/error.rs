@@ -113,6 +113,13 @@ impl Error {
         Error::Rpc(ErrorObject::new(code, message))
     }
 
+    /// Whether this is [`Error::InputRequired`]: a handler that catches the errors of
+    /// [`Context::sample`](crate::Context::sample) and its siblings must pass this one on (it
+    /// is how a 2026-07-28 request asks for input, not a failure).
+    pub fn is_input_required(&self) -> bool {
+        matches!(self, Error::InputRequired)
+    }
+
     /// -32601 "method not found" for `method`, e.g. from a
     /// [fallback](crate::ServerBuilder::fallback) that does not serve it either.
     pub fn method_not_found(method: &str) -> Self {

@@ -55,6 +55,8 @@
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(any(feature = "client", feature = "server"))]
+mod header_value;
+#[cfg(any(feature = "client", feature = "server"))]
 mod ids;
 #[cfg(feature = "server")]
 pub mod server;

@@ -156,10 +156,14 @@
 //! body (the client went away) does not cancel the request: its later messages are kept in
 //! the event store for replay.
 
+mod checks;
 mod config;
 mod error;
 mod event_store;
 mod handlers;
+mod legacy;
+mod modern;
+mod respond;
 mod session;
 mod spawn;
 mod sse;
@@ -315,8 +319,8 @@ impl StreamableHttpService {
         let mut router = Router::new().route(&cfg.path, any(handlers::endpoint));
         if let Some((sse_path, post_path)) = &cfg.legacy {
             router = router
-                .route(sse_path, get(handlers::legacy_sse))
-                .route(post_path, post(handlers::legacy_post));
+                .route(sse_path, get(legacy::legacy_sse))
+                .route(post_path, post(legacy::legacy_post));
         }
         router.with_state(self.shared.clone())
     }

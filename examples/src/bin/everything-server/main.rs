@@ -29,6 +29,7 @@
 //! caller's principal as JSON. Token expiry is checked without leeway (the authorization server
 //! runs on the same machine in the tests using it). Without the flag nothing changes.
 
+mod modern;
 mod prompts;
 mod resources;
 mod tools;
@@ -38,7 +39,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use mcp_auth::{BearerAuthLayer, DpopPolicy, JwtValidator, ResourceServer};
-use mcp_server::Server;
+use mcp_server::{CacheHints, Cacheable, Server};
 use mcp_transport_http::server::StreamableHttpService;
 use mcp_transport_stdio::StdioTransport;
 use tracing_subscriber::EnvFilter;
@@ -104,10 +105,21 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Listen> 
 /// The server with every tool, resource, template and prompt of the fixture, and `whoami`
 /// if it is protected.
 fn server(protected: bool) -> anyhow::Result<Server> {
+    // The reference fixture's cache hints: lists shared by everyone for five minutes,
+    // resource reads private.
+    let five_minutes = Duration::from_secs(300);
     let mut builder = Server::builder()
         .name("mcp-conformance-test-server")
-        .version("1.0.0");
-    for tool in tools::all()? {
+        .version("1.0.0")
+        .cache_hints(Cacheable::Tools, CacheHints::public(five_minutes))
+        .cache_hints(Cacheable::Prompts, CacheHints::public(five_minutes))
+        .cache_hints(Cacheable::Resources, CacheHints::public(five_minutes))
+        .cache_hints(
+            Cacheable::ResourceTemplates,
+            CacheHints::public(five_minutes),
+        )
+        .cache_hints(Cacheable::ResourceReads, CacheHints::private(five_minutes));
+    for tool in tools::all()?.into_iter().chain(modern::tools()?) {
         builder = builder.tool(tool);
     }
     if protected {
@@ -120,6 +132,7 @@ fn server(protected: bool) -> anyhow::Result<Server> {
     for prompt in prompts::all() {
         builder = builder.prompt(prompt);
     }
+    builder = builder.prompt(modern::prompt());
     Ok(builder.build())
 }
 

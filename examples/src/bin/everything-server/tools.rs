@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use mcp_server::{Context, FromContext, HandlerError, Tool};
+use mcp_server::{Context, Error, FromContext, HandlerError, Tool};
 use mcp_transport_http::server::RequestStream;
 use mcp_types::{
     ContentBlock, CreateMessageRequestParams, ElicitRequestFormParams, ElicitResult, JsonObject,
@@ -170,24 +170,26 @@ async fn echo_arguments(args: JsonObject) -> String {
     )
 }
 
-/// Asks the client's LLM to answer `prompt`.
-async fn sampling(args: JsonObject, cx: Context) -> String {
+/// Asks the client's LLM to answer `prompt`. (On 2026-07-28 the question travels in an
+/// input-required result: that is not an error to describe, so it is passed on.)
+async fn sampling(args: JsonObject, cx: Context) -> Result<String, Error> {
     let prompt = args
         .get("prompt")
         .and_then(Value::as_str)
         .unwrap_or_default();
     let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100);
-    match cx.sample(params).await {
+    Ok(match cx.sample(params).await {
         Ok(result) => format!(
             "LLM response: {}",
             result.content.first_text().unwrap_or("No response")
         ),
+        Err(Error::InputRequired) => return Err(Error::InputRequired),
         Err(e) => format!("Sampling not supported or error: {e}"),
-    }
+    })
 }
 
 /// Asks the user for a free-text `response`, showing `message`.
-async fn elicitation(args: JsonObject, cx: Context) -> String {
+async fn elicitation(args: JsonObject, cx: Context) -> Result<String, Error> {
     let message = args
         .get("message")
         .and_then(Value::as_str)
@@ -200,10 +202,13 @@ async fn elicitation(args: JsonObject, cx: Context) -> String {
             "required": ["response"],
         },
     });
-    match elicit(&cx, request).await {
+    Ok(match elicit(&cx, request).await {
         Ok(result) => format!("User response: {}", describe(&result)),
+        Err(e) if e.as_mcp_error().is_some_and(Error::is_input_required) => {
+            return Err(Error::InputRequired);
+        }
         Err(e) => format!("Elicitation not supported or error: {e}"),
-    }
+    })
 }
 
 /// Sends one of the SEP-1034/SEP-1330 forms and describes the answer.

@@ -1,0 +1,258 @@
+//! The checks of an incoming HTTP request: `Host` and `Origin` (DNS rebinding protection),
+//! `Accept` and `Content-Type`, the `MCP-Protocol-Version` of legacy requests, the session, and
+//! the body (bounded, then decoded).
+
+// The `Err` of these helpers is the HTTP response to send, built once per rejected request.
+#![allow(clippy::result_large_err)]
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::response::Response;
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
+use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
+use http::{HeaderMap, HeaderName, StatusCode};
+use mcp_jsonrpc::Message;
+
+use super::Shared;
+use super::respond::{SERVER_ERROR, reject, reject_msg, session_not_found, too_large};
+use super::session::{Session, SessionKind};
+
+/// `Mcp-Session-Id`.
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `MCP-Protocol-Version`.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Last-Event-ID`.
+pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// The host part of an authority (`host[:port]`, `[v6][:port]`).
+pub(crate) fn host_of(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        return authority.find(']').map_or(authority, |i| &authority[..=i]);
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    }
+}
+
+pub(crate) fn host_allowed(allowed: &[String], authority: &str) -> bool {
+    let host = host_of(authority);
+    allowed
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(authority) || a.eq_ignore_ascii_case(host))
+}
+
+pub(crate) fn origin_allowed(allowed: &[String], origin: &str) -> bool {
+    let Some((_, rest)) = origin.split_once("://") else {
+        // `null` and other opaque origins.
+        return allowed.iter().any(|a| a == origin);
+    };
+    let authority = rest.split('/').next().unwrap_or(rest);
+    allowed.iter().any(|a| a.eq_ignore_ascii_case(origin)) || host_allowed(allowed, authority)
+}
+
+/// DNS rebinding protection: `Host` and `Origin` against the allow-lists.
+pub(crate) fn check_host_origin(shared: &Shared, req: &Request) -> Result<(), Response> {
+    let cfg = &shared.config;
+    if let Some(allowed) = &cfg.allowed_hosts {
+        let authority = req
+            .headers()
+            .get(HOST)
+            .and_then(|h| h.to_str().ok())
+            .or_else(|| req.uri().authority().map(|a| a.as_str()));
+        if !authority.is_some_and(|a| host_allowed(allowed, a)) {
+            return Err(reject_msg(
+                StatusCode::FORBIDDEN,
+                SERVER_ERROR,
+                "Forbidden: invalid Host header",
+            ));
+        }
+    }
+    if let Some(allowed) = &cfg.allowed_origins
+        && let Some(origin) = req.headers().get(ORIGIN)
+        && !origin.to_str().is_ok_and(|o| origin_allowed(allowed, o))
+    {
+        return Err(reject_msg(
+            StatusCode::FORBIDDEN,
+            SERVER_ERROR,
+            "Forbidden: invalid Origin header",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the `Accept` headers list `ty/sub` (or a wildcard covering it).
+pub(crate) fn accepts(headers: &HeaderMap, ty: &str, sub: &str) -> bool {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| item.split(';').next().unwrap_or("").trim())
+        .any(|media| {
+            let (t, s) = media.split_once('/').unwrap_or((media, ""));
+            (t == "*" && s == "*")
+                || (t.eq_ignore_ascii_case(ty) && (s == "*" || s.eq_ignore_ascii_case(sub)))
+        })
+}
+
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or("").trim())
+        .is_some_and(|v| v.eq_ignore_ascii_case("application/json"))
+}
+
+/// The `MCP-Protocol-Version` header, checked against the supported revisions.
+pub(crate) fn protocol_version(
+    shared: &Shared,
+    headers: &HeaderMap,
+) -> Result<Option<String>, Response> {
+    let Some(value) = headers.get(PROTOCOL_VERSION) else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Ok(v) if shared.config.protocol_versions.iter().any(|s| s == v) => Ok(Some(v.to_owned())),
+        _ => Err(reject_msg(
+            StatusCode::BAD_REQUEST,
+            SERVER_ERROR,
+            &format!(
+                "Bad Request: unsupported MCP-Protocol-Version (supported: {})",
+                shared.config.protocol_versions.join(", ")
+            ),
+        )),
+    }
+}
+
+pub(crate) fn session_header(headers: &HeaderMap) -> Option<&str> {
+    headers.get(SESSION_ID).and_then(|v| v.to_str().ok())
+}
+
+/// The session named by the `Mcp-Session-Id` header: 400 without one, 404 if unknown.
+pub(crate) fn find_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+    let Some(id) = session_header(headers) else {
+        return Err(reject_msg(
+            StatusCode::BAD_REQUEST,
+            SERVER_ERROR,
+            "Bad Request: Mcp-Session-Id header is required",
+        ));
+    };
+    match shared.registry.get(id) {
+        Some(s) if s.kind == SessionKind::Stateful && !s.is_ended() => Ok(s),
+        _ => Err(session_not_found()),
+    }
+}
+
+/// Reads the body, up to the limit.
+pub(crate) async fn read_body(
+    shared: &Shared,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, Response> {
+    let limit = shared.config.max_body_size;
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    let mut buf = BytesMut::with_capacity(declared.unwrap_or(0));
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|_| {
+            reject_msg(
+                StatusCode::BAD_REQUEST,
+                SERVER_ERROR,
+                "Bad Request: failed to read the body",
+            )
+        })?;
+        if buf.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
+}
+
+/// Decodes a POST body; a bad frame is answered 400 with its JSON-RPC error.
+pub(crate) fn decode(shared: &Shared, body: &[u8]) -> Result<Message, Response> {
+    match Message::decode_limited(body, shared.config.max_body_size) {
+        Message::Invalid(invalid) => Err(reject(
+            StatusCode::BAD_REQUEST,
+            invalid.error,
+            invalid.id.as_ref(),
+        )),
+        Message::Batch(items) => {
+            if let Some(Message::Invalid(invalid)) =
+                items.iter().find(|m| matches!(m, Message::Invalid(_)))
+            {
+                return Err(reject(
+                    StatusCode::BAD_REQUEST,
+                    invalid.error.clone(),
+                    invalid.id.as_ref(),
+                ));
+            }
+            Ok(Message::Batch(items))
+        }
+        msg => Ok(msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins() {
+        let allowed: Vec<String> = super::super::config::LOCALHOST
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        for ok in [
+            "localhost",
+            "localhost:3000",
+            "127.0.0.1:1",
+            "[::1]:8080",
+            "[::1]",
+            "LOCALHOST",
+        ] {
+            assert!(host_allowed(&allowed, ok), "{ok}");
+        }
+        for bad in [
+            "evil.example.com",
+            "evil.example.com:3000",
+            "localhost.evil.com",
+            "127.0.0.2",
+        ] {
+            assert!(!host_allowed(&allowed, bad), "{bad}");
+        }
+        assert!(origin_allowed(&allowed, "http://localhost:3000"));
+        assert!(origin_allowed(&allowed, "https://[::1]"));
+        assert!(!origin_allowed(&allowed, "http://evil.example.com"));
+        assert!(!origin_allowed(&allowed, "null"));
+        let pinned = vec!["https://app.example".to_owned()];
+        assert!(origin_allowed(&pinned, "https://app.example"));
+        assert!(!origin_allowed(&pinned, "http://app.example:81"));
+    }
+
+    #[test]
+    fn accept_parsing() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json;q=0.9, text/event-stream"),
+        );
+        assert!(accepts(&h, "application", "json") && accepts(&h, "text", "event-stream"));
+        h.insert(ACCEPT, HeaderValue::from_static("text/html"));
+        assert!(!accepts(&h, "application", "json"));
+        h.insert(ACCEPT, HeaderValue::from_static("*/*"));
+        assert!(accepts(&h, "text", "event-stream"));
+    }
+}
