@@ -8,7 +8,9 @@
 //!    command re-executes itself there as `conformance-netns`.
 //! 3. There it starts `everything-server --http 127.0.0.1:3000`, waits until the port
 //!    accepts connections, and runs the legs: `server --requirements 2025-11-25` (every scored
-//!    server scenario), the unscored `server-session-lifecycle`, `json-schema-2020-12` and
+//!    server scenario), `server --requirements 2026-07-28` (every scored scenario and the
+//!    pending ones; the unscored `tasks-*` extension scenarios are reported but excused, see
+//!    [`NOT_YET_2026`]), the unscored `server-session-lifecycle`, `json-schema-2020-12` and
 //!    `server-sse-polling` (explicitly unless the requirements run already ran them), and the
 //!    client scenarios `initialize`, `tools_call`, `sse-retry` and
 //!    `elicitation-sep1034-client-defaults` against `everything-client`, then its
@@ -46,6 +48,11 @@ const UNSCORED_SERVER: &[&str] = &[
     "json-schema-2020-12",
     "server-sse-polling",
 ];
+
+/// Scenarios the `--requirements 2026-07-28` run reports but does not score, whose feature the
+/// workspace does not implement yet: the `io.modelcontextprotocol/tasks` extension. Every
+/// other scenario of that run, scored or pending, must pass.
+const NOT_YET_2026: &[&str] = &["tasks-"];
 
 /// The client scenarios `everything-client` implements.
 const CLIENT_SCENARIOS: &[&str] = &[
@@ -200,6 +207,12 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
         }
     }
     legs.insert(0, requirements);
+    let mut modern = suite.run(
+        "server --requirements 2026-07-28",
+        &["server", "--url", &url, "--requirements", "2026-07-28"],
+    )?;
+    modern.excused = NOT_YET_2026;
+    legs.insert(1, modern);
     for scenario in CLIENT_SCENARIOS.iter().chain(AUTH_CLIENT_SCENARIOS) {
         legs.push(suite.run(
             &format!("client --scenario {scenario}"),
@@ -250,6 +263,8 @@ struct Leg {
     name: String,
     status: std::process::ExitStatus,
     output: Vec<String>,
+    /// Prefixes of unscored scenarios whose result does not count (see [`NOT_YET_2026`]).
+    excused: &'static [&'static str],
 }
 
 impl Suite {
@@ -296,6 +311,7 @@ impl Suite {
             name: name.to_owned(),
             status,
             output,
+            excused: &[],
         })
     }
 }
@@ -314,7 +330,9 @@ impl Leg {
         self.status.success()
             && !self.summary().iter().any(|l| {
                 let l = l.trim_start();
-                l.starts_with('✗') || (l.starts_with('✓') && l.contains(": 0 passed"))
+                let scenario = l.trim_start_matches(['✗', '✓']).trim_start();
+                let excused = self.excused.iter().any(|p| scenario.starts_with(p));
+                !excused && (l.starts_with('✗') || (l.starts_with('✓') && l.contains(": 0 passed")))
             })
     }
 
@@ -497,5 +515,29 @@ mod tests {
                     Server scenarios:\n  - ping [2025-11-25]\n";
         assert_eq!(suite_auth_scenarios(list), ["auth/basic-cimd", "auth/dpop"]);
         assert!(suite_auth_scenarios("").is_empty());
+    }
+
+    #[test]
+    fn excused_scenarios_do_not_fail_a_leg_and_others_do() {
+        let status = Command::new("true").status().unwrap();
+        let leg = |lines: &[&str], excused| Leg {
+            name: "l".to_owned(),
+            status,
+            output: std::iter::once("=== SUMMARY ===")
+                .chain(lines.iter().copied())
+                .map(str::to_owned)
+                .collect(),
+            excused,
+        };
+        let lines = [
+            "✓ caching: 8 passed, 0 failed",
+            "✗ tasks-lifecycle: 1 passed, 8 failed",
+        ];
+        assert!(leg(&lines, NOT_YET_2026).passed());
+        assert!(!leg(&lines, &[]).passed());
+        let vacuous = ["✓ tasks-status-notifications: 0 passed, 0 failed"];
+        assert!(leg(&vacuous, NOT_YET_2026).passed());
+        let broken = ["✗ http-header-validation: 1 passed, 4 failed"];
+        assert!(!leg(&broken, NOT_YET_2026).passed());
     }
 }

@@ -133,6 +133,11 @@ fn server(protected: bool) -> anyhow::Result<Server> {
         builder = builder.prompt(prompt);
     }
     builder = builder.prompt(modern::prompt());
+    // Like the reference fixture, the 2026-07-28 tools and prompt are offered on that revision
+    // only: legacy sessions see the 2025-11-25 fixture, unchanged.
+    builder = builder
+        .tool_filter(|tool, cx| modern::offered(tool.name(), cx))
+        .prompt_filter(|prompt, cx| modern::offered(prompt.name(), cx));
     Ok(builder.build())
 }
 

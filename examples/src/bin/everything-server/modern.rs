@@ -6,8 +6,8 @@
 
 use futures::future::join;
 use mcp_server::types::{
-    CreateMessageRequestParams, ElicitRequestFormParams, ElicitResult, ElicitValue, LoggingLevel,
-    PromptMessage, SamplingMessage,
+    CreateMessageRequestParams, ElicitRequestFormParams, ElicitResult, ElicitValue, Era,
+    LoggingLevel, PromptMessage, SamplingMessage,
 };
 use mcp_server::{Context, Error, HandlerError, Prompt, PromptArguments, Server, Tool};
 use serde::{Deserialize, Serialize};
@@ -194,6 +194,31 @@ async fn logging(cx: Context) -> Result<&'static str, HandlerError> {
 #[derive(Deserialize)]
 struct Region {
     region: String,
+}
+
+/// The names of the tools and prompt of this module.
+const MODERN_ONLY: &[&str] = &[
+    "test_missing_capability",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
+    "test_streaming_elicitation",
+    "test_logging_tool",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_custom_header",
+    "test_input_required_result_prompt",
+];
+
+/// Whether the tool or prompt `name` is offered to the request of `cx`: those of this module
+/// on 2026-07-28 only, the others always.
+pub(crate) fn offered(name: &str, cx: &Context) -> bool {
+    !MODERN_ONLY.contains(&name) || cx.protocol_version().era() == Era::Stateless
 }
 
 /// The 2026-07-28 tools, in the reference server's order.

@@ -5,6 +5,7 @@ mod checks;
 mod extensions;
 mod lifecycle;
 mod messages;
+mod modern;
 mod modes;
 mod streams;
 
@@ -23,6 +24,17 @@ use serde_json::{Value, json};
 /// The test "server": a few methods exercising the transport.
 struct TestHandler {
     handle: SessionHandle,
+    /// Counts `hang` calls dropped before they finished (cancelled).
+    dropped: Arc<AtomicUsize>,
+}
+
+/// Counts into `.0` when dropped.
+struct CountDrop(Arc<AtomicUsize>);
+
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -94,6 +106,42 @@ impl Handler for TestHandler {
                     .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
                 to_raw_value(&json!({"client said": answer}))
             }
+            // What the transport attached for a 2026-07-28 request or a stateless POST.
+            "attached" | "tools/call" => {
+                let params = ctx.extensions().get::<mcp_types::McpParamHeaders>();
+                let version = ctx.extensions().get::<mcp_types::ProtocolVersion>();
+                to_raw_value(&json!({
+                    "region": params.and_then(|p| p.get("region")),
+                    "has_params": params.is_some(),
+                    "version": version.map(|v| v.as_str().to_owned()),
+                }))
+            }
+            // Fails with the code it is given.
+            "fail" => {
+                let code = request.params::<Value>()?["code"]
+                    .as_i64()
+                    .unwrap_or(-32603);
+                Err(ErrorObject::new(
+                    i32::try_from(code).unwrap_or(-32603),
+                    "failed",
+                ))
+            }
+            // Never answers; counts being dropped (cancelled). With `notify`, first sends a
+            // notification, which makes the answer an SSE stream.
+            "hang" => {
+                let _guard = CountDrop(self.dropped.clone());
+                if request.params::<Value>()?["notify"] == json!(true) {
+                    let _ = ctx
+                        .peer()
+                        .notify(
+                            "notifications/message",
+                            Some(to_raw_value(&json!({"level": "info", "data": "hanging"}))?),
+                        )
+                        .await;
+                }
+                std::future::pending::<()>().await;
+                to_raw_value(&"unreachable")
+            }
             other => Err(ErrorObject::method_not_found(other)),
         }
     }
@@ -110,6 +158,8 @@ struct TestServer {
     sessions_started: Arc<AtomicUsize>,
     /// How many of their futures have finished.
     sessions_finished: Arc<AtomicUsize>,
+    /// How many `hang` calls were dropped.
+    dropped: Arc<AtomicUsize>,
     service: StreamableHttpService,
 }
 
@@ -117,13 +167,20 @@ async fn start(builder: Builder) -> TestServer {
     let peers: Arc<Mutex<HashMap<String, Peer>>> = Arc::default();
     let started = Arc::new(AtomicUsize::new(0));
     let finished = Arc::new(AtomicUsize::new(0));
-    let (p, s, f) = (peers.clone(), started.clone(), finished.clone());
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let (p, s, f, d) = (
+        peers.clone(),
+        started.clone(),
+        finished.clone(),
+        dropped.clone(),
+    );
     let service = builder.build(move |transport, info| {
         s.fetch_add(1, Ordering::SeqCst);
         let mut config = Config::default();
         config.batching = info.protocol_version.as_deref() == Some("2025-03-26");
         let handler = TestHandler {
             handle: info.handle,
+            dropped: d.clone(),
         };
         let (connection, peer) = Connection::new(transport, handler, config);
         if let Some(id) = &info.session_id {
@@ -145,6 +202,7 @@ async fn start(builder: Builder) -> TestServer {
         peers,
         sessions_started: started,
         sessions_finished: finished,
+        dropped,
         service,
     }
 }
