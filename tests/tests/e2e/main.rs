@@ -5,6 +5,9 @@
 //! - `stdio`: every tool, resource, prompt and utility of `everything-server`, with the
 //!   exact payloads of the conformance fixture, plus framing errors and shutdown.
 //! - `interop_python`, `interop_inspector`: the same server under real clients.
+//! - `eras`: both protocol eras with real peers: the Python SDK client in auto mode and the
+//!   TypeScript SDK v2 client negotiate 2026-07-28 with `everything-server`; one tool serves
+//!   both eras alike.
 //! - `server_api`: our client against a server written with `mcp-server`'s handler API
 //!   (state, extractors, `anyhow` errors) over the in-memory pair.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
@@ -17,6 +20,7 @@ mod client_interop;
 mod client_shutdown;
 mod client_stdio;
 mod client_support;
+mod eras;
 mod fixture;
 mod http_interop;
 mod http_support;

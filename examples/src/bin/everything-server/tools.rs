@@ -93,7 +93,10 @@ const RECONNECTION_DESCRIPTION: &str = "Tests SSE stream disconnection and clien
 /// `Last-Event-ID`) and waits 100 ms before answering, as the reference does; over stdio
 /// there is no stream to close and the text comes back at once.
 async fn reconnection(cx: Context) -> &'static str {
-    if let Some(stream) = cx.extensions().get::<RequestStream>()
+    // 2026-07-28 streams cannot be resumed: closing one would lose the answer.
+    let resumable = cx.protocol_version().has_initialize();
+    if resumable
+        && let Some(stream) = cx.extensions().get::<RequestStream>()
         && stream.close()
     {
         tracing::debug!(id = ?stream.request_id(), "closed the request's sse stream");
