@@ -93,12 +93,16 @@
 //! - **Transport data**: what the transport attached to a request (over HTTP: headers, the
 //!   session handle, the request's SSE stream, an auth layer's principal) is in
 //!   [`Context::extensions`], next to [`Context::request_id`].
-//! - **Sessions without a handshake**: [`Server::serve_with`] and
-//!   [`ServeOptions::assume_initialized`] serve a transport whose client never sends
-//!   `initialize` to it, such as each POST of a stateless HTTP service.
-//! - **Protocol eras**: sessions negotiate 2024-11-05 up to 2025-11-25. Requests to the
-//!   client go through an input channel that the stateless revision (2026-07-28) swaps for
-//!   `InputRequiredResult` round trips without changing handler code; see [`Context`].
+//! - **Protocol eras**: [`Server::serve`] serves both, with nothing to configure. A client that
+//!   sends `initialize` gets a session at a revision from 2024-11-05 to 2025-11-25; a request
+//!   that names 2026-07-28 in its `_meta` is served on its own ([`MODERN_VERSIONS`]), with
+//!   `server/discover`, the revision's envelope and errors, [`CacheHints`],
+//!   `subscriptions/listen` over the server's [`EventBus`], and input-required rounds with a
+//!   sealed `requestState` in place of requests to the client, from the same handler code
+//!   (see [`Context`] and the [guide](guide#protocol-eras)).
+//! - **Sessions without a handshake**: a stateless HTTP POST tells the server its protocol
+//!   version, and is served without `initialize`; [`Server::serve_with`] and
+//!   [`ServeOptions::assume_initialized`] do the same for any transport.
 //!
 //! # Cargo features
 //!

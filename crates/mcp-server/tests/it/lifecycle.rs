@@ -181,3 +181,28 @@ async fn serve_ends_when_the_client_goes_away() {
     client.server_task.await.unwrap().unwrap();
     assert_eq!(server.session_count(), 0);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_transport_that_names_the_version_needs_no_initialize() {
+    // As a stateless HTTP POST does: no handshake reaches the server, the transport attaches
+    // the request's protocol version.
+    let server = fixture();
+    let client = Client::connect_raw_with(&server, ProtocolVersion::V2025_06_18);
+    let tools = client
+        .call::<ListTools>(PaginatedRequestParams::default())
+        .await
+        .unwrap();
+    assert_eq!(tools.tools.len(), 5);
+    let r = client
+        .raw(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["content"][0]["text"], "5");
+    // Without the transport's word, the same is refused.
+    let plain = Client::connect_raw(&server);
+    let err = rpc_error(plain.raw("tools/list", json!({})).await.unwrap_err());
+    assert_eq!(err.message, "server not initialized");
+}

@@ -1,5 +1,6 @@
-//! The server side of Streamable HTTP (protocol revisions 2025-03-26 to 2025-11-25), with
-//! the legacy HTTP+SSE transport of 2024-11-05 as an option.
+//! The server side of Streamable HTTP (protocol revisions 2025-03-26 to 2025-11-25, and
+//! 2026-07-28 on the same endpoint), with the legacy HTTP+SSE transport of 2024-11-05 as an
+//! option.
 //!
 //! [`StreamableHttpService`] is an axum [`Router`] (a tower `Service`) serving the MCP
 //! endpoint (default `/mcp`). For each session it calls a *session factory* with an
@@ -67,6 +68,20 @@
 //!   the session limit). Error bodies are JSON-RPC error responses with a null id
 //!   (`-32000`, `-32001` for an unknown session, the parse error for a bad body).
 //!
+//! # Protocol revision 2026-07-28
+//!
+//! In every [`SessionMode`], a POST without `Mcp-Session-Id` whose body's `_meta` names a
+//! protocol version (or whose `MCP-Protocol-Version` names one that has no `initialize`) is a
+//! 2026-07-28 request: its `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`,
+//! `prompts/get`, `resources/read`) `Mcp-Name` headers must match the body (else 400 with
+//! -32020), and its `_meta` must name the version and the client's capabilities (else 400 with
+//! -32602). It is then served like a stateless POST, with its `Mcp-Param-*` headers decoded into
+//! an `mcp_types::McpParamHeaders` extension for the server to check against the tool's
+//! `x-mcp-header` parameters. An error answer sent as plain JSON gets 400 (-32020, -32021,
+//! -32022) or 404 (-32601); the client closing the answer (or its connection) cancels the
+//! request. Which versions are supported is the server's to say (-32022). Legacy traffic is
+//! served as before.
+//!
 //! # Sessions
 //!
 //! An `initialize` POST without a session id opens a stateful session: its id (32 hex
@@ -77,7 +92,9 @@
 //!
 //! In [`SessionMode::Stateless`], there are no session ids: each POST holding a request is
 //! served by a fresh [`HttpSessionTransport`] (and a fresh call of the factory) whose
-//! `recv` yields that message and then ends once the request has been answered; POSTs with
+//! `recv` yields that message and then ends once the request has been answered (its request
+//! carries the POST's protocol version as an `mcp_types::ProtocolVersion` extension, so a
+//! server serves it without an `initialize`); POSTs with
 //! only notifications or responses are acknowledged and dropped; GET and DELETE get 405.
 //! [`SessionMode::Hybrid`] does both on one endpoint: `initialize` opens a stateful
 //! session, and session-less POSTs are served statelessly.
