@@ -33,6 +33,10 @@ pub enum Error {
     /// JSON could not be encoded or decoded.
     #[error("invalid json")]
     Decode(#[from] serde_json::Error),
+    /// A request was given (through [`RequestOptions::id`](crate::RequestOptions::id)) the id
+    /// of a request still pending; it was not sent.
+    #[error("request id {0} is already in use")]
+    DuplicateId(crate::Id),
     /// A message exceeded the configured maximum size.
     #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
     MessageTooLarge {

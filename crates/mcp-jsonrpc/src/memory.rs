@@ -25,6 +25,8 @@ use crate::transport::Transport;
 ///
 /// Messages move as values (no serialization), so a test can also push a
 /// [`Message::Invalid`] (made with [`Message::decode`]) to play a peer that sends bad bytes.
+/// Like a wire, the pair does not carry the sender's
+/// [`extensions`](crate::Request::extensions): the other end receives them empty.
 ///
 /// # Panics
 ///
@@ -64,6 +66,7 @@ impl Transport for MemoryTransport {
         msg: Message,
     ) -> impl Future<Output = Result<(), MemoryClosed>> + Send + 'static {
         let tx = self.tx.clone();
+        let msg = msg.without_extensions();
         async move {
             match tx {
                 Some(tx) => tx.send(msg).await.map_err(|_| MemoryClosed),

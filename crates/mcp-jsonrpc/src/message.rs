@@ -90,11 +90,16 @@ pub struct Request {
     pub method: Cow<'static, str>,
     /// The params, as raw JSON (an object or an array), if any.
     pub params: Option<Box<RawValue>>,
-    /// Data a transport attached to an inbound request (never serialized; empty when
-    /// decoded). The connection moves it into
-    /// [`RequestContext::extensions`](crate::RequestContext::extensions) before calling the
-    /// handler, so [`Handler::handle_request`](crate::Handler::handle_request) sees it there
-    /// and finds this field empty.
+    /// Data that travels with the request but not on the wire (never serialized; empty when
+    /// decoded).
+    ///
+    /// - Inbound: what the transport attached. The connection moves it into
+    ///   [`RequestContext::extensions`](crate::RequestContext::extensions) before calling the
+    ///   handler, so [`Handler::handle_request`](crate::Handler::handle_request) sees it
+    ///   there and finds this field empty.
+    /// - Outbound: what the sender attached with
+    ///   [`RequestOptions::extension`](crate::RequestOptions::extension), for the transport
+    ///   (hints such as headers to send). A transport that has no use for it drops it.
     pub extensions: Extensions,
 }
 
@@ -235,6 +240,25 @@ impl From<Response> for Message {
 }
 
 impl Message {
+    /// The message with the [`extensions`](Request::extensions) of its requests and
+    /// notifications emptied: what the other side of a wire gets.
+    pub fn without_extensions(self) -> Message {
+        match self {
+            Message::Request(mut r) => {
+                r.extensions = Extensions::new();
+                Message::Request(r)
+            }
+            Message::Notification(mut n) => {
+                n.extensions = Extensions::new();
+                Message::Notification(n)
+            }
+            Message::Batch(items) => {
+                Message::Batch(items.into_iter().map(Message::without_extensions).collect())
+            }
+            other => other,
+        }
+    }
+
     /// Decodes one frame (a JSON object or a batch array). Never fails: a bad frame decodes to
     /// [`Message::Invalid`], with -32700 for invalid JSON and -32600 for a bad envelope.
     pub fn decode(bytes: &[u8]) -> Message {

@@ -19,6 +19,7 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::config::{Config, Protocol};
 use crate::error::{Error, Result};
+use crate::extensions::Extensions;
 use crate::message::{Id, Message, Notification, ProgressToken, Request};
 
 /// A progress notification routed to the caller of a request; see
@@ -53,6 +54,8 @@ pub struct RequestOptions {
     max_total_timeout: Option<Duration>,
     reset_timeout_on_progress: bool,
     progress: Option<mpsc::Sender<Progress>>,
+    id: Option<Id>,
+    extensions: Extensions,
 }
 
 impl Default for RequestOptions {
@@ -62,6 +65,8 @@ impl Default for RequestOptions {
             max_total_timeout: None,
             reset_timeout_on_progress: true,
             progress: None,
+            id: None,
+            extensions: Extensions::new(),
         }
     }
 }
@@ -113,6 +118,26 @@ impl RequestOptions {
     #[must_use]
     pub fn progress(mut self, sink: mpsc::Sender<Progress>) -> Self {
         self.progress = Some(sink);
+        self
+    }
+
+    /// Sends the request with this id, taken from [`Peer::next_id`], instead of a fresh one:
+    /// for a caller that must know the id before the response (say, to match notifications
+    /// that name the request). An id that is already pending fails the request with
+    /// [`Error::DuplicateId`].
+    #[must_use]
+    pub fn id(mut self, id: Id) -> Self {
+        self.id = Some(id);
+        self
+    }
+
+    /// Attaches `value` to the outgoing [`Request::extensions`], where the transport finds it:
+    /// a hint for the transport about this request (such as headers an HTTP transport derives
+    /// from it). Nothing of it goes on the wire unless the transport puts it there; one value
+    /// per type.
+    #[must_use]
+    pub fn extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
         self
     }
 }
@@ -304,6 +329,12 @@ impl Peer {
         Peer { shared, tx }
     }
 
+    /// A fresh request id, never handed out before on this connection; send a request with it
+    /// through [`RequestOptions::id`].
+    pub fn next_id(&self) -> Id {
+        Id::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
     /// Sends a request with the default [`RequestOptions`] and waits for its result.
     ///
     /// # Cancel safety
@@ -333,7 +364,10 @@ impl Peer {
         options: RequestOptions,
     ) -> Result<Box<RawValue>> {
         let start = Instant::now();
-        let id = Id::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = match options.id {
+            Some(id) => id,
+            None => self.next_id(),
+        };
         let mut params = params;
         let mut route = None;
         if let Some(sink) = options.progress {
@@ -347,6 +381,9 @@ impl Peer {
             let mut st = self.shared.lock();
             if let Some(reason) = &st.closed {
                 return Err(Error::closed(reason.clone()));
+            }
+            if st.pending.contains_key(&id) {
+                return Err(Error::DuplicateId(id));
             }
             let progress_token = route.map(|(token, sink)| {
                 st.progress.insert(
@@ -400,7 +437,9 @@ impl Peer {
             None
         };
 
-        let request = Message::Request(Request::new(id, method, params));
+        let mut request = Request::new(id, method, params);
+        request.extensions = options.extensions;
+        let request = Message::Request(request);
         let mut send = pin!(self.tx.send(request));
         let sent = poll_fn(|cx| {
             if let Poll::Ready(r) = send.as_mut().poll(cx) {

@@ -97,3 +97,71 @@ fn decoded_and_constructed_messages_have_no_extensions() {
     let n = Notification::new("n", None);
     assert!(n.extensions.is_empty());
 }
+
+/// Reports the tag of every request it sends, then hands the message on.
+struct Spying<T>(T, mpsc::UnboundedSender<(mcp_jsonrpc::Id, Option<Tag>)>);
+
+impl<T: Transport> Transport for Spying<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        msg: Message,
+    ) -> impl Future<Output = Result<(), T::Error>> + Send + 'static {
+        if let Message::Request(r) = &msg {
+            let _ = self.1.send((r.id.clone(), r.extensions.get::<Tag>().cloned()));
+        }
+        self.0.send(msg)
+    }
+
+    async fn recv(&mut self) -> Result<Option<Message>, T::Error> {
+        self.0.recv().await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn request_options_reach_the_senders_transport_but_not_the_wire() {
+    let (client_end, server_end) = memory::pair(8);
+    let (tags, _) = mpsc::unbounded_channel();
+    let (server, _) = Connection::new(server_end, Reader(tags), Config::default());
+    tokio::spawn(server.run());
+    let (sent, mut spied) = mpsc::unbounded_channel();
+    let (client, peer) = Connection::new(Spying(client_end, sent), (), Config::default());
+    tokio::spawn(client.run());
+
+    let id = peer.next_id();
+    let options = mcp_jsonrpc::RequestOptions::new()
+        .id(id.clone())
+        .extension(Tag("hint"));
+    let result = peer.request_with("whoami", None, options).await.unwrap();
+    // The server's handler found no tag: the memory pair, like a wire, drops extensions.
+    assert_eq!(result.get(), "null");
+    assert_eq!(spied.recv().await.unwrap(), (id.clone(), Some(Tag("hint"))));
+    // Fresh ids never repeat the reserved one.
+    assert_ne!(peer.next_id(), id);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pending_id_cannot_be_reused() {
+    let (client_end, _server_end) = memory::pair(8);
+    let (client, peer) = Connection::new(client_end, (), Config::default());
+    tokio::spawn(client.run());
+    let id = peer.next_id();
+    let first = peer.request_with(
+        "slow",
+        None,
+        mcp_jsonrpc::RequestOptions::new().id(id.clone()),
+    );
+    let second = async {
+        tokio::task::yield_now().await;
+        peer.request_with("again", None, mcp_jsonrpc::RequestOptions::new().id(id.clone()))
+            .await
+    };
+    tokio::select! {
+        _ = first => panic!("nobody answers the first request"),
+        second = second => match second {
+            Err(mcp_jsonrpc::Error::DuplicateId(dup)) => assert_eq!(dup, id),
+            other => panic!("expected a duplicate id error, got {other:?}"),
+        },
+    }
+}
