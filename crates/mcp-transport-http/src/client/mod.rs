@@ -116,6 +116,9 @@
 mod auth;
 mod builder;
 mod error;
+mod legacy;
+mod request;
+mod session;
 mod shared;
 mod sse;
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The state shared by the transport, its send futures and its SSE tasks, and the HTTP
-//! exchanges themselves (POST, GET, DELETE, starting a new session, the legacy fallback).
+//! The state shared by the transport, its send futures and its SSE tasks, and the Streamable
+//! HTTP exchanges (POST, GET, DELETE). `request.rs` makes each HTTP request, `session.rs` starts
+//! a new session, `legacy.rs` falls back to HTTP+SSE.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -11,12 +12,12 @@ use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use mcp_jsonrpc::{ErrorObject, Id, Message, Response};
-use mcp_types::{InitializeResult, Initialized};
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
+use mcp_types::InitializeResult;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 use tokio::sync::mpsc;
 
-use super::auth::{AuthChallenge, AuthProvider};
+use super::auth::AuthProvider;
 use super::builder::{HeaderProvider, Reconnect};
 use super::error::{Error, Result, snippet};
 use super::sse::SseTask;
@@ -149,30 +150,30 @@ pub(crate) struct Options {
 
 /// The outcome of the last [`AuthProvider::on_unauthorized`] call.
 #[derive(Debug, Default)]
-struct AuthState {
+pub(crate) struct AuthState {
     /// Bumped by each call, so that a request refused with older credentials retries
     /// instead of calling it again.
-    generation: u64,
+    pub(crate) generation: u64,
     /// What it answered (`false` for an error).
-    authorized: bool,
+    pub(crate) authorized: bool,
 }
 
 pub(crate) struct Shared {
     pub(crate) http: reqwest::Client,
     pub(crate) url: Url,
-    headers: HeaderMap,
-    provider: Option<Arc<dyn HeaderProvider>>,
-    auth: Option<Arc<dyn AuthProvider>>,
-    max_auth_retries: u32,
+    pub(crate) headers: HeaderMap,
+    pub(crate) provider: Option<Arc<dyn HeaderProvider>>,
+    pub(crate) auth: Option<Arc<dyn AuthProvider>>,
+    pub(crate) max_auth_retries: u32,
     pub(crate) reconnect: Reconnect,
-    legacy_fallback: bool,
-    timeout: Duration,
-    inbox: mpsc::Sender<Inbound>,
-    state: Mutex<State>,
+    pub(crate) legacy_fallback: bool,
+    pub(crate) timeout: Duration,
+    pub(crate) inbox: mpsc::Sender<Inbound>,
+    pub(crate) state: Mutex<State>,
     /// Held while a new session is being started; sends wait for it.
-    reinit: tokio::sync::Mutex<()>,
+    pub(crate) reinit: tokio::sync::Mutex<()>,
     /// Held while the auth provider obtains new credentials; HTTP requests wait for it.
-    auth_state: tokio::sync::Mutex<AuthState>,
+    pub(crate) auth_state: tokio::sync::Mutex<AuthState>,
 }
 
 /// The `protocolVersion` of an `initialize` result, as a header value.
@@ -181,13 +182,13 @@ pub(crate) fn protocol_version(result: &serde_json::value::RawValue) -> Option<H
     HeaderValue::from_str(parsed.protocol_version.as_str()).ok()
 }
 
-enum Body {
+pub(crate) enum Body {
     Json,
     Sse,
     Other(String),
 }
 
-fn body_kind(headers: &HeaderMap) -> Body {
+pub(crate) fn body_kind(headers: &HeaderMap) -> Body {
     let ct = headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -218,7 +219,7 @@ fn rpc_error(body: &str) -> Option<ErrorObject> {
     }
 }
 
-async fn status_error(resp: reqwest::Response) -> (Error, Option<ErrorObject>) {
+pub(crate) async fn status_error(resp: reqwest::Response) -> (Error, Option<ErrorObject>) {
     let status = resp.status();
     let body = resp.text().await.unwrap_or_default();
     let rpc = rpc_error(&body);
@@ -282,130 +283,13 @@ impl Shared {
     }
 
     /// Fails the requests among `ids` with `error`, or returns it if there are none.
-    async fn fail_or_err(&self, ids: &[Id], error: Error) -> Result<()> {
+    pub(crate) async fn fail_or_err(&self, ids: &[Id], error: Error) -> Result<()> {
         if ids.is_empty() {
             return Err(error);
         }
         tracing::warn!(error = %error, "request failed");
         self.fail(ids, error.to_error_object()).await;
         Ok(())
-    }
-
-    /// The builder's headers, then the provider's.
-    async fn base_headers(&self) -> Result<HeaderMap> {
-        let mut headers = self.headers.clone();
-        if let Some(provider) = &self.provider {
-            let extra = provider.headers().await.map_err(Error::Headers)?;
-            let mut last: Option<HeaderName> = None;
-            for (name, value) in extra {
-                match name {
-                    Some(name) => {
-                        headers.insert(name.clone(), value);
-                        last = Some(name);
-                    }
-                    None => {
-                        if let Some(name) = &last {
-                            headers.append(name.clone(), value);
-                        }
-                    }
-                }
-            }
-        }
-        Ok(headers)
-    }
-
-    /// One HTTP request to `url` with the builder's and the header provider's headers,
-    /// then `extra`, then the auth provider's `Authorization`. A refusal of the credentials
-    /// (401, or 403 `insufficient_scope`) goes to the auth provider, and the request is
-    /// sent again while it says so, at most `max_auth_retries` times; without an auth
-    /// provider, the refusal is returned like any other response.
-    async fn request(
-        &self,
-        method: Method,
-        url: &Url,
-        extra: &HeaderMap,
-        body: Option<&str>,
-    ) -> Result<reqwest::Response> {
-        let mut retries = 0;
-        loop {
-            let seen = match &self.auth {
-                // Wait for new credentials being obtained, if any.
-                Some(_) => self.auth_state.lock().await.generation,
-                None => 0,
-            };
-            let mut headers = self.base_headers().await?;
-            headers.extend(extra.clone());
-            if let Some(auth) = &self.auth {
-                let auth_headers = auth
-                    .request_headers(&method, url)
-                    .await
-                    .map_err(Error::Auth)?;
-                // They replace any header of the same name; a name given several values
-                // keeps them all (`HeaderMap` yields the name with the first one only).
-                let mut current: Option<HeaderName> = None;
-                for (name, mut value) in auth_headers {
-                    value.set_sensitive(true);
-                    match (name, &current) {
-                        (Some(name), _) => {
-                            headers.insert(name.clone(), value);
-                            current = Some(name);
-                        }
-                        (None, Some(name)) => {
-                            headers.append(name.clone(), value);
-                        }
-                        (None, None) => {}
-                    }
-                }
-            }
-            let mut builder = self
-                .http
-                .request(method.clone(), url.clone())
-                .headers(headers);
-            if let Some(body) = body {
-                builder = builder.body(body.to_owned());
-            }
-            let resp = builder.send().await?;
-            let Some(auth) = &self.auth else {
-                return Ok(resp);
-            };
-            let Some(challenge) = challenge_of(&resp, url) else {
-                return Ok(resp);
-            };
-            drop(resp);
-            let refused = |challenge: AuthChallenge| Error::Unauthorized {
-                status: challenge.status(),
-                challenge: Box::new(challenge),
-            };
-            if retries >= self.max_auth_retries {
-                tracing::warn!(%challenge, retries, "credentials still refused; giving up");
-                return Err(refused(challenge));
-            }
-            retries += 1;
-            if !self.reauthorize(auth, seen, challenge.clone()).await? {
-                tracing::warn!(%challenge, "the auth provider gave up");
-                return Err(refused(challenge));
-            }
-            tracing::debug!(%method, %url, "sending again with new credentials");
-        }
-    }
-
-    /// Asks the auth provider for new credentials after a refusal of those of generation
-    /// `seen`, unless another request already did since: then its outcome is reused.
-    async fn reauthorize(
-        &self,
-        auth: &Arc<dyn AuthProvider>,
-        seen: u64,
-        challenge: AuthChallenge,
-    ) -> Result<bool> {
-        let mut st = self.auth_state.lock().await;
-        if st.generation != seen {
-            return Ok(st.authorized);
-        }
-        tracing::info!(%challenge, "the server refused the credentials; asking the auth provider");
-        let outcome = auth.on_unauthorized(challenge).await;
-        st.generation += 1;
-        st.authorized = matches!(outcome, Ok(true));
-        outcome.map_err(Error::Auth)
     }
 
     fn session_headers(session: &Session) -> HeaderMap {
@@ -419,7 +303,12 @@ impl Shared {
         headers
     }
 
-    async fn post(&self, url: &Url, body: &str, session: &Session) -> Result<reqwest::Response> {
+    pub(crate) async fn post(
+        &self,
+        url: &Url,
+        body: &str,
+        session: &Session,
+    ) -> Result<reqwest::Response> {
         let mut headers = Self::session_headers(session);
         headers.insert(
             ACCEPT,
@@ -597,158 +486,6 @@ impl Shared {
         .await;
     }
 
-    /// Starts a new session after the one of `expired` ended: re-sends the cached
-    /// `initialize` request and `notifications/initialized`, then tells `recv` to fail the
-    /// requests of the old session. Does nothing if that already happened.
-    pub(crate) async fn reinitialize(self: &Arc<Self>, expired: u64) -> Result<()> {
-        let _guard = self.reinit.lock().await;
-        let init = {
-            let st = self.state();
-            if st.generation != expired || st.closed {
-                return Ok(());
-            }
-            st.init.clone()
-        };
-        let Some(init) = init else {
-            return Err(Error::SessionExpired);
-        };
-        tracing::info!("starting a new session");
-        let fresh = Session {
-            id: None,
-            version: None,
-            generation: expired,
-        };
-        let resp = self.post(&self.url, &init.body, &fresh).await?;
-        if !resp.status().is_success() {
-            let (error, _) = status_error(resp).await;
-            return Err(Error::Reinitialize(format!("initialize failed: {error}")));
-        }
-        let session_id = resp.headers().get(SESSION_ID).cloned();
-        let response = tokio::time::timeout(self.timeout, read_init_response(resp, &init.id))
-            .await
-            .map_err(|_| {
-                Error::Reinitialize("timed out waiting for the initialize response".into())
-            })??;
-        let version = match response.result {
-            Ok(result) => protocol_version(&result),
-            Err(e) => return Err(Error::Reinitialize(format!("initialize failed: {e}"))),
-        };
-        let session = Session {
-            id: session_id,
-            version,
-            generation: expired + 1,
-        };
-        let initialized = Message::Notification(mcp_jsonrpc::Notification::new(
-            <Initialized as mcp_types::Notification>::METHOD,
-            None,
-        ))
-        .to_json()
-        .map_err(Error::Encode)?;
-        let resp = self.post(&self.url, &initialized, &session).await?;
-        if !resp.status().is_success() {
-            let (error, _) = status_error(resp).await;
-            return Err(Error::Reinitialize(format!(
-                "notifications/initialized failed: {error}"
-            )));
-        }
-        let reopen = {
-            let mut st = self.state();
-            st.session = session.id;
-            st.version = session.version;
-            st.generation = session.generation;
-            st.get == GetStream::Open
-        };
-        if reopen {
-            self.push(Inbound::Spawn(SseTask::get(self.clone(), expired + 1)))
-                .await;
-        }
-        self.push(Inbound::Expired {
-            generation: expired,
-        })
-        .await;
-        Ok(())
-    }
-
-    /// The POST of `initialize` was refused: try the legacy HTTP+SSE transport.
-    async fn fall_back(self: &Arc<Self>, out: Outgoing, post_error: Error) -> Result<()> {
-        tracing::info!(error = %post_error, "initialize refused; trying the legacy http+sse transport");
-        match self.connect_legacy().await {
-            Ok(endpoint) => self.send_legacy(&endpoint, out).await,
-            Err(e) => {
-                tracing::warn!(error = %e, "legacy http+sse fallback failed");
-                let mut object = post_error.to_error_object();
-                object.message =
-                    format!("{}; legacy http+sse fallback failed: {e}", object.message);
-                self.fail(&out.ids, object).await;
-                Ok(())
-            }
-        }
-    }
-
-    /// Opens the legacy SSE stream, waits for its `endpoint` event, hands the stream to
-    /// `recv` and returns the endpoint.
-    async fn connect_legacy(self: &Arc<Self>) -> Result<Url> {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let resp = self.request(Method::GET, &self.url, &headers, None).await?;
-        if !resp.status().is_success() {
-            return Err(status_error(resp).await.0);
-        }
-        match body_kind(resp.headers()) {
-            Body::Sse => {}
-            Body::Json => return Err(Error::ContentType("application/json".into())),
-            Body::Other(ct) => return Err(Error::ContentType(ct)),
-        }
-        let mut events = events(resp);
-        let wait = async {
-            while let Some(event) = events.next().await {
-                let event = event.map_err(|e| Error::Sse(e.to_string()))?;
-                if event.event == "endpoint" {
-                    return Ok(event.data);
-                }
-            }
-            Err(Error::LegacyEndpointMissing)
-        };
-        let endpoint = tokio::time::timeout(self.timeout, wait)
-            .await
-            .map_err(|_| Error::LegacyEndpointMissing)??;
-        let url =
-            self.url
-                .join(endpoint.trim())
-                .map_err(|source| Error::LegacyEndpointInvalid {
-                    endpoint: endpoint.clone(),
-                    source,
-                })?;
-        tracing::info!(endpoint = %url, "using the legacy http+sse transport");
-        let generation = {
-            let mut st = self.state();
-            st.mode = Mode::Legacy(url.clone());
-            st.generation
-        };
-        self.push(Inbound::Spawn(Task {
-            generation,
-            stream: super::sse::legacy(events),
-        }))
-        .await;
-        Ok(url)
-    }
-
-    async fn send_legacy(&self, endpoint: &Url, out: Outgoing) -> Result<()> {
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let sent = self
-            .request(Method::POST, endpoint, &headers, Some(&out.body))
-            .await;
-        match sent {
-            Err(e) => self.fail_or_err(&out.ids, e).await,
-            Ok(resp) if resp.status().is_success() => Ok(()),
-            Ok(resp) => {
-                let (error, _) = status_error(resp).await;
-                self.fail_or_err(&out.ids, error).await
-            }
-        }
-    }
-
     /// Ends the session with DELETE (streamable HTTP with a session only).
     pub(crate) async fn close(&self) -> Result<()> {
         let session = {
@@ -778,68 +515,5 @@ impl Shared {
             tracing::warn!(%status, "DELETE of the session failed");
         }
         Ok(())
-    }
-}
-
-/// The challenge of a response refusing the credentials: 401, or 403 whose Bearer challenge
-/// says `insufficient_scope`.
-fn challenge_of(resp: &reqwest::Response, url: &Url) -> Option<AuthChallenge> {
-    let status = resp.status();
-    if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
-        return None;
-    }
-    let values = resp
-        .headers()
-        .get_all(WWW_AUTHENTICATE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .map(str::to_owned)
-        .collect();
-    let mut challenge = AuthChallenge::new(status, url.clone(), values);
-    if let Some(nonce) = resp
-        .headers()
-        .get("dpop-nonce")
-        .and_then(|v| v.to_str().ok())
-    {
-        challenge = challenge.with_dpop_nonce(nonce);
-    }
-    (status == StatusCode::UNAUTHORIZED || challenge.is_insufficient_scope()).then_some(challenge)
-}
-
-/// Reads the response to `id` from an `initialize` POST response (JSON or SSE).
-async fn read_init_response(resp: reqwest::Response, id: &Id) -> Result<Response> {
-    let matching = |msg: Message| -> Option<Response> {
-        match msg {
-            Message::Response(r) if r.id.as_ref() == Some(id) => Some(r),
-            Message::Batch(items) => items.into_iter().find_map(|m| match m {
-                Message::Response(r) if r.id.as_ref() == Some(id) => Some(r),
-                _ => None,
-            }),
-            _ => None,
-        }
-    };
-    match body_kind(resp.headers()) {
-        Body::Json => {
-            let bytes = resp.bytes().await?;
-            matching(Message::decode(&bytes))
-                .ok_or_else(|| Error::Reinitialize("no initialize response in the body".into()))
-        }
-        Body::Sse => {
-            let mut events = events(resp);
-            while let Some(event) = events.next().await {
-                let event = event.map_err(|e| Error::Sse(e.to_string()))?;
-                if event.data.trim().is_empty() {
-                    continue;
-                }
-                match matching(Message::decode(event.data.as_bytes())) {
-                    Some(r) => return Ok(r),
-                    None => tracing::debug!("skipping a message sent during re-initialization"),
-                }
-            }
-            Err(Error::Reinitialize(
-                "the sse stream ended before the initialize response".into(),
-            ))
-        }
-        Body::Other(ct) => Err(Error::ContentType(ct)),
     }
 }
