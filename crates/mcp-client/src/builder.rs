@@ -11,24 +11,34 @@ use std::time::Duration;
 use futures::future::{Either, select};
 use mcp_jsonrpc::{Peer, RequestOptions, Transport};
 use mcp_types::{
-    ClientCapabilities, ElicitationCapability, EmptyParams, Implementation, Initialize,
-    InitializeRequestParams, InitializeResult, Initialized, JsonObject, Notification as _, Ping,
+    ClientCapabilities, Discover, ElicitationCapability, Era, Implementation, JsonObject, Ping,
     ProtocolVersion, Request as _, Root, RootsCapability, SamplingCapability,
 };
 use serde_json::Value;
 
-use crate::client::{Client, Defaults, Inner};
+use crate::cache::ResponseCache;
+use crate::call_options::Defaults;
+use crate::client::{Client, Inner};
+use crate::connect::{Plan, negotiate};
+use crate::era::{EraChoice, EraMemory};
 use crate::error::{Error, Result};
 use crate::handler::{
     ClientHandler, DynClientHandler, DynElicitationHandler, DynSamplingHandler, ElicitationHandler,
     SamplingHandler,
 };
+use crate::modern::{DEFAULT_MAX_INPUT_ROUNDS, Modern};
 use crate::output_schema::OutputSchemas;
-use crate::router::{Router, Shared};
+use crate::router::Router;
+use crate::shared::Shared;
+use crate::subscription::Subscriptions;
+use crate::tool_headers::ToolHeaders;
 use crate::transport::{FailureSlot, Recording};
-use crate::versions::SUPPORTED_VERSIONS;
+use crate::versions::{HANDSHAKE_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS};
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// The default of [`ClientBuilder::probe_timeout`].
+const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Configures a [`Client`] and connects it with [`connect`](Self::connect).
 ///
@@ -39,7 +49,12 @@ type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 /// `listChanged`. [`capabilities`](Self::capabilities) replaces the derived set.
 pub struct ClientBuilder {
     client_info: Implementation,
-    protocol_version: ProtocolVersion,
+    era: EraChoice,
+    protocol_version: Option<ProtocolVersion>,
+    probe_timeout: Duration,
+    memory: Option<(EraMemory, String)>,
+    max_input_rounds: u32,
+    response_cache: usize,
     capabilities: Option<ClientCapabilities>,
     handler: Arc<dyn DynClientHandler>,
     sampling: Option<Arc<dyn DynSamplingHandler>>,
@@ -58,6 +73,7 @@ impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
             .field("client_info", &self.client_info)
+            .field("era", &self.era)
             .field("protocol_version", &self.protocol_version)
             .field("capabilities", &self.declared_capabilities())
             .field("config", &self.config)
@@ -79,12 +95,18 @@ impl Client {
 }
 
 impl ClientBuilder {
-    /// A builder with the defaults: client info `mcp-client` at this crate's version,
-    /// proposing protocol version 2025-11-25, no handlers, a 60 s request timeout.
+    /// A builder with the defaults: client info `mcp-client` at this crate's version, either
+    /// era ([`EraChoice::Auto`]) at the latest version of each, no handlers, a 60 s request
+    /// timeout.
     pub fn new() -> Self {
         ClientBuilder {
             client_info: Implementation::new("mcp-client", env!("CARGO_PKG_VERSION")),
-            protocol_version: ProtocolVersion::V2025_11_25,
+            era: EraChoice::Auto,
+            protocol_version: None,
+            probe_timeout: DEFAULT_PROBE_TIMEOUT,
+            memory: None,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            response_cache: 0,
             capabilities: None,
             handler: Arc::new(()),
             sampling: None,
@@ -107,11 +129,60 @@ impl ClientBuilder {
         self
     }
 
-    /// The protocol version to propose (default 2025-11-25, the latest this client speaks).
-    /// The server may answer with any version in [`SUPPORTED_VERSIONS`](crate::SUPPORTED_VERSIONS).
+    /// The protocol era to connect in (default [`EraChoice::Auto`]: 2026-07-28 if the server
+    /// speaks it, else the handshake revisions).
+    #[must_use]
+    pub fn era(mut self, era: EraChoice) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// The protocol version to propose, one of [`SUPPORTED_VERSIONS`](crate::SUPPORTED_VERSIONS):
+    /// a handshake revision is proposed in `initialize` (default 2025-11-25, and the server may
+    /// answer with any handshake revision), a stateless one is sent with `server/discover`
+    /// (default 2026-07-28). The version must belong to an era the [`era`](Self::era) choice
+    /// allows.
     #[must_use]
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.protocol_version = version;
+        self.protocol_version = Some(version);
+        self
+    }
+
+    /// How long [`EraChoice::Auto`] waits for the answer to `server/discover` before it takes
+    /// the server for one of the handshake era (default 10 s). A server of that era normally
+    /// answers at once (with an error); this bounds the wait for one that ignores unknown
+    /// requests.
+    #[must_use]
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Remembers in `memory`, under `key` (naming the server: its URL, its command line), the
+    /// version this connection settles on; with [`EraChoice::Auto`], a later connection whose
+    /// builder has the same memory and key starts in that era without probing. See
+    /// [`EraMemory`].
+    #[must_use]
+    pub fn era_memory(mut self, memory: &EraMemory, key: impl Into<String>) -> Self {
+        self.memory = Some((memory.clone(), key.into()));
+        self
+    }
+
+    /// How many `input_required` results in a row one call answers (2026-07-28) before it
+    /// fails with [`Error::TooManyInputRounds`] (default 8).
+    #[must_use]
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// Keeps up to `capacity` results of `tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list` and `resources/read` for the `ttlMs` the server gave them
+    /// (2026-07-28), answering repeated calls without a request; a list-changed or
+    /// resource-updated notification drops what it concerns. Default 0: no cache.
+    #[must_use]
+    pub fn response_cache(mut self, capacity: usize) -> Self {
+        self.response_cache = capacity;
         self
     }
 
@@ -252,44 +323,56 @@ impl ClientBuilder {
         caps
     }
 
-    /// Connects over `transport`: sends `initialize`, checks the version the server chose,
-    /// sends `notifications/initialized`, and returns the client with the [`Connection`]
-    /// future, which the caller must run (spawn it, or poll it in a `select!`) for calls to
-    /// complete.
+    /// Connects over `transport` in the chosen [`era`](Self::era) and returns the client
+    /// with the [`Connection`] future, which the caller must run (spawn it, or poll it in a
+    /// `select!`) for calls to complete.
     ///
-    /// The handshake polls the connection itself, so nothing needs to run before this
-    /// returns. If the server answers batching revision 2025-03-26, inbound batches are
-    /// accepted.
+    /// - Handshake era: sends `initialize`, checks the version the server chose, sends
+    ///   `notifications/initialized`. If the server answers batching revision 2025-03-26,
+    ///   inbound batches are accepted.
+    /// - 2026-07-28: sends `server/discover` (with the request `_meta` every request of that
+    ///   era carries); if the server refuses the version and names one this client speaks,
+    ///   once more with that one.
+    /// - [`EraChoice::Auto`]: the second, then the first if the server turns out to be of the
+    ///   handshake era (see [`EraChoice::Auto`]). Over Streamable HTTP a legacy server answers
+    ///   the 2026-07-28 request with an error status, and the transport's own fallbacks then
+    ///   apply to `initialize`.
+    ///
+    /// The opening exchange polls the connection itself, so nothing needs to run before this
+    /// returns.
     ///
     /// # Errors
     ///
     /// [`Error::UnsupportedProtocolVersion`] if the server chose a version this client does
     /// not speak (the client disconnects first) or the configured version is not one it
-    /// speaks; the server's error, [`Error::Timeout`] or [`Error::Closed`] if the handshake
-    /// fails.
+    /// speaks in the chosen era; [`Error::VersionNotSupported`] if a 2026-07-28 server speaks
+    /// no version this client does; the server's error, [`Error::Timeout`] or
+    /// [`Error::Closed`] if the exchange fails.
     ///
     /// # Cancel safety
     ///
     /// Dropping the future drops the connection (the transport is dropped unclosed).
     pub async fn connect<T: Transport>(self, transport: T) -> Result<(Client, Connection)> {
-        if !SUPPORTED_VERSIONS.contains(&self.protocol_version) {
-            return Err(Error::UnsupportedProtocolVersion {
-                version: self.protocol_version,
-            });
-        }
-        let capabilities = self.declared_capabilities();
-        let failure = FailureSlot::default();
+        let plan = self.plan()?;
         let shared = Arc::new(Shared {
-            capabilities: capabilities.clone(),
+            capabilities: plan.capabilities.clone(),
             roots: Mutex::new(self.roots.unwrap_or_default()),
             handler: self.handler,
             sampling: self.sampling,
             elicitation: self.elicitation,
-            failure: failure.clone(),
+            failure: FailureSlot::default(),
             schemas: OutputSchemas::default(),
+            tool_headers: ToolHeaders::default(),
+            subscriptions: Subscriptions::default(),
+            cache: ResponseCache::new(self.response_cache),
         });
+        let failure = shared.failure.clone();
         let mut config = self.config;
         config.batching = false;
+        let defaults = Defaults {
+            max_total_timeout: self.max_total_timeout,
+            request_timeout: config.default_timeout,
+        };
         let recording = Recording {
             inner: transport,
             slot: failure.clone(),
@@ -302,14 +385,9 @@ impl ClientBuilder {
             config,
         );
         let mut run: BoxFuture<mcp_jsonrpc::Result<()>> = Box::pin(conn.run());
-        let defaults = Defaults {
-            max_total_timeout: self.max_total_timeout,
-        };
-        let params =
-            InitializeRequestParams::new(self.protocol_version, capabilities, self.client_info);
         let outcome = {
-            let handshake = pin!(handshake(&peer, &failure, params, &defaults));
-            match select(handshake, &mut run).await {
+            let opening = pin!(negotiate(&peer, &failure, &plan));
+            match select(opening, &mut run).await {
                 Either::Left((outcome, _)) => outcome,
                 Either::Right((end, _)) => {
                     return Err(Error::Closed {
@@ -323,8 +401,8 @@ impl ClientBuilder {
                 }
             }
         };
-        let init = match outcome {
-            Ok(init) => init,
+        let negotiated = match outcome {
+            Ok(negotiated) => negotiated,
             Err(e) => {
                 // Disconnect: flush what is queued and close the transport.
                 peer.close();
@@ -332,60 +410,62 @@ impl ClientBuilder {
                 return Err(e);
             }
         };
-        let ping = self.ping_interval.map(|every| {
-            let mut options = RequestOptions::new();
-            if let Some(max) = defaults.max_total_timeout {
-                options = options.max_total_timeout(max);
+        let ping = match self.ping_interval {
+            None => None,
+            Some(every) => {
+                let mut options = RequestOptions::new();
+                if let Some(max) = defaults.max_total_timeout {
+                    options = options.max_total_timeout(max);
+                }
+                Some(KeepAlive::new(every, options, negotiated.modern.as_ref())?)
             }
-            (every, options)
-        });
+        };
         let connection = Connection::new(run, peer.clone(), ping);
         let client = Client::new(Inner {
             shared,
             peer,
-            init,
+            init: negotiated.init,
+            discover: negotiated.discover,
+            modern: negotiated.modern,
             defaults,
             strict: self.strict,
         });
         Ok((client, connection))
     }
-}
 
-/// `initialize`, the version check, and `notifications/initialized`.
-async fn handshake(
-    peer: &Peer,
-    failure: &FailureSlot,
-    params: InitializeRequestParams,
-    defaults: &Defaults,
-) -> Result<InitializeResult> {
-    let map = |e| Error::from_jsonrpc(e, Initialize::METHOD, failure.get());
-    let raw = serde_json::value::to_raw_value(&params)
-        .map_err(|e| Error::decode(Initialize::METHOD, "params", e))?;
-    let mut options = RequestOptions::new();
-    if let Some(max) = defaults.max_total_timeout {
-        options = options.max_total_timeout(max);
+    /// The opening exchange's plan, after checking the configured version against the era.
+    fn plan(&self) -> Result<Plan> {
+        let unsupported = |version: &ProtocolVersion| Error::UnsupportedProtocolVersion {
+            version: version.clone(),
+        };
+        let mut handshake_version = ProtocolVersion::V2025_11_25;
+        let mut modern_version = ProtocolVersion::V2026_07_28;
+        if let Some(version) = &self.protocol_version {
+            if !SUPPORTED_VERSIONS.contains(version) {
+                return Err(unsupported(version));
+            }
+            match (version.era(), self.era) {
+                (Era::Stateful, EraChoice::Modern) | (Era::Stateless, EraChoice::Legacy) => {
+                    return Err(unsupported(version));
+                }
+                (Era::Stateful, _) => handshake_version = version.clone(),
+                (Era::Stateless, _) => modern_version = version.clone(),
+            }
+        }
+        debug_assert!(HANDSHAKE_VERSIONS.contains(&handshake_version));
+        debug_assert!(MODERN_VERSIONS.contains(&modern_version));
+        Ok(Plan {
+            choice: self.era,
+            handshake_version,
+            modern_version,
+            capabilities: self.declared_capabilities(),
+            client_info: self.client_info.clone(),
+            probe_timeout: self.probe_timeout,
+            max_total_timeout: self.max_total_timeout,
+            memory: self.memory.clone(),
+            max_input_rounds: self.max_input_rounds,
+        })
     }
-    let result = peer
-        .request_with(Initialize::METHOD, Some(raw), options)
-        .await
-        .map_err(map)?;
-    let init: InitializeResult = serde_json::from_str(result.get())
-        .map_err(|e| Error::decode(Initialize::METHOD, "result", e))?;
-    if !SUPPORTED_VERSIONS.contains(&init.protocol_version) {
-        tracing::warn!(version = %init.protocol_version, "server chose an unsupported protocol version");
-        return Err(Error::UnsupportedProtocolVersion {
-            version: init.protocol_version,
-        });
-    }
-    if init.protocol_version.supports_batching() {
-        peer.set_batching(true);
-    }
-    let raw = serde_json::value::to_raw_value(&EmptyParams::default())
-        .map_err(|e| Error::decode(Initialized::METHOD, "params", e))?;
-    peer.notify(Initialized::METHOD, Some(raw))
-        .await
-        .map_err(map)?;
-    Ok(init)
 }
 
 /// The connection of a [`Client`]: a future that must be polled (spawned, or driven in a
@@ -412,16 +492,12 @@ impl fmt::Debug for Connection {
 }
 
 impl Connection {
-    fn new(
-        run: BoxFuture<mcp_jsonrpc::Result<()>>,
-        peer: Peer,
-        ping: Option<(Duration, RequestOptions)>,
-    ) -> Self {
+    fn new(run: BoxFuture<mcp_jsonrpc::Result<()>>, peer: Peer, ping: Option<KeepAlive>) -> Self {
         let fut = async move {
             let end = match ping {
                 None => run.await,
-                Some((every, options)) => {
-                    let pinger = pin!(ping_loop(peer.clone(), every, options));
+                Some(keep_alive) => {
+                    let pinger = pin!(keep_alive.run(peer.clone()));
                     match select(run, pinger).await {
                         Either::Left((end, _)) => end,
                         Either::Right((error, run)) => {
@@ -446,25 +522,51 @@ impl Future for Connection {
     }
 }
 
-/// Pings every `every` until a ping fails; returns that failure. A ping that fails because
-/// the connection closed is not a failure of the ping: the loop then waits for the
-/// connection to finish.
-async fn ping_loop(peer: Peer, every: Duration, options: RequestOptions) -> Error {
-    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        let params = match serde_json::value::to_raw_value(&EmptyParams::default()) {
-            Ok(p) => p,
-            Err(e) => return Error::decode(Ping::METHOD, "params", e),
+/// The keep-alive ping of [`ClientBuilder::ping_interval`]: `ping`, or on 2026-07-28 (which
+/// has no `ping`) `server/discover`.
+struct KeepAlive {
+    every: Duration,
+    options: RequestOptions,
+    method: &'static str,
+    params: Box<serde_json::value::RawValue>,
+}
+
+impl KeepAlive {
+    fn new(every: Duration, options: RequestOptions, modern: Option<&Modern>) -> Result<Self> {
+        let (method, params) = match modern {
+            None => (Ping::METHOD, JsonObject::new()),
+            Some(modern) => (
+                Discover::METHOD,
+                modern.with_meta(Discover::METHOD, Value::Object(JsonObject::new()))?,
+            ),
         };
-        match peer
-            .request_with(Ping::METHOD, Some(params), options.clone())
-            .await
-        {
-            Ok(_) => tracing::trace!("keep-alive ping answered"),
-            Err(mcp_jsonrpc::Error::Closed { .. }) => std::future::pending::<()>().await,
-            Err(e) => return Error::from_jsonrpc(e, Ping::METHOD, None),
+        let params = serde_json::value::to_raw_value(&params)
+            .map_err(|e| Error::decode(method, "params", e))?;
+        Ok(KeepAlive {
+            every,
+            options,
+            method,
+            params,
+        })
+    }
+
+    /// Pings every `every` until a ping fails; returns that failure. A ping that fails because
+    /// the connection closed is not a failure of the ping: the loop then waits for the
+    /// connection to finish.
+    async fn run(self, peer: Peer) -> Error {
+        let every = self.every;
+        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            match peer
+                .request_with(self.method, Some(self.params.clone()), self.options.clone())
+                .await
+            {
+                Ok(_) => tracing::trace!("keep-alive ping answered"),
+                Err(mcp_jsonrpc::Error::Closed { .. }) => std::future::pending::<()>().await,
+                Err(e) => return Error::from_jsonrpc(e, self.method, None),
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_jsonrpc::ErrorObject;
+use mcp_jsonrpc::{ErrorCode, ErrorObject};
 use mcp_types::ProtocolVersion;
 
 /// A boxed error, as carried by [`Error::Transport`].
@@ -86,6 +86,63 @@ pub enum Error {
         /// propose it).
         version: ProtocolVersion,
     },
+    /// The server does not speak the protocol version of the request (-32022, 2026-07-28):
+    /// it named the versions it supports. In [`EraChoice::Auto`](crate::EraChoice::Auto) the
+    /// client retries `server/discover` with one of them it speaks, if any.
+    #[error("the server does not support protocol version {} (it supports {})",
+        requested.as_ref().map_or("?", ProtocolVersion::as_str), versions_text(supported))]
+    VersionNotSupported {
+        /// The version the request carried, as the server read it.
+        requested: Option<ProtocolVersion>,
+        /// The versions the server supports.
+        supported: Vec<ProtocolVersion>,
+        /// The server's error, as sent.
+        error: ErrorObject,
+    },
+    /// The request needs client capabilities it did not declare (-32021, 2026-07-28).
+    #[error("the server needs client capabilities the request did not declare: {required}")]
+    MissingClientCapability {
+        /// The capabilities the server requires (`data.requiredCapabilities`), as sent.
+        required: serde_json::Value,
+        /// The server's error, as sent.
+        error: ErrorObject,
+    },
+    /// A header of the request did not match its body, or was missing or malformed (-32020,
+    /// 2026-07-28 over HTTP).
+    #[error("the server found a request header that does not match the body: {}", .0.message)]
+    HeaderMismatch(ErrorObject),
+    /// The method does not exist in the negotiated protocol revision (say `ping` or
+    /// `resources/subscribe` on 2026-07-28); nothing was sent.
+    #[error("{method} is not part of protocol {version}{}", hint_suffix(hint))]
+    NotInRevision {
+        /// The method.
+        method: &'static str,
+        /// The negotiated version.
+        version: ProtocolVersion,
+        /// What to use instead, if anything.
+        hint: &'static str,
+    },
+    /// The server answered `input_required` more times in a row than
+    /// [`ClientBuilder::max_input_rounds`](crate::ClientBuilder::max_input_rounds) allows.
+    #[error("{method}: the server still asked for input after {rounds} rounds")]
+    TooManyInputRounds {
+        /// The method of the request.
+        method: String,
+        /// How many rounds were answered.
+        rounds: u32,
+    },
+    /// Answering one of the server's input requests failed: the handler returned an error,
+    /// or the client has no handler for it (it did not declare the capability).
+    #[error("could not answer the server's {method} input request {key:?}")]
+    InputRequest {
+        /// The key of the input request in `inputRequests`.
+        key: String,
+        /// Its method (`elicitation/create`, `sampling/createMessage`, `roots/list`, ...).
+        method: String,
+        /// The handler's error, or why there is none.
+        #[source]
+        error: ErrorObject,
+    },
     /// A tool's `structuredContent` does not match the `outputSchema` it declared in the last
     /// `tools/list`.
     #[error("structured content of tool {tool:?} does not match its output schema: {}", errors.join("; "))]
@@ -131,11 +188,77 @@ pub enum Error {
     Jsonrpc(mcp_jsonrpc::Error),
 }
 
+fn versions_text(versions: &[ProtocolVersion]) -> String {
+    let names: Vec<&str> = versions.iter().map(ProtocolVersion::as_str).collect();
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn hint_suffix(hint: &str) -> String {
+    if hint.is_empty() {
+        String::new()
+    } else {
+        format!("; {hint}")
+    }
+}
+
+/// The `data` of a -32021 or -32022 error.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct RefusalData {
+    #[serde(default)]
+    required_capabilities: Option<serde_json::Value>,
+    #[serde(default)]
+    supported: Vec<ProtocolVersion>,
+    #[serde(default)]
+    requested: Option<ProtocolVersion>,
+}
+
 impl Error {
+    /// The typed error for the server's `error`: the refusals of 2026-07-28 (-32020, -32021,
+    /// -32022) get their own variants, anything else is [`Error::Rpc`].
+    pub(crate) fn from_rpc(error: ErrorObject) -> Self {
+        let data = || -> RefusalData {
+            error
+                .data
+                .as_ref()
+                .and_then(|d| serde_json::from_value(d.clone()).ok())
+                .unwrap_or_default()
+        };
+        match error.code {
+            ErrorCode::HEADER_MISMATCH => Error::HeaderMismatch(error),
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                let required = data()
+                    .required_capabilities
+                    .unwrap_or(serde_json::Value::Null);
+                Error::MissingClientCapability { required, error }
+            }
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => {
+                let RefusalData {
+                    supported,
+                    requested,
+                    ..
+                } = data();
+                Error::VersionNotSupported {
+                    requested,
+                    supported,
+                    error,
+                }
+            }
+            _ => Error::Rpc(error),
+        }
+    }
+
     /// The server's JSON-RPC error, if this is one.
     pub fn as_rpc(&self) -> Option<&ErrorObject> {
         match self {
-            Error::Rpc(e) => Some(e),
+            Error::Rpc(e)
+            | Error::HeaderMismatch(e)
+            | Error::MissingClientCapability { error: e, .. }
+            | Error::VersionNotSupported { error: e, .. } => Some(e),
             _ => None,
         }
     }
@@ -161,7 +284,7 @@ impl Error {
         transport: Option<SharedError>,
     ) -> Self {
         match e {
-            mcp_jsonrpc::Error::Rpc(e) => Error::Rpc(e),
+            mcp_jsonrpc::Error::Rpc(e) => Error::from_rpc(e),
             mcp_jsonrpc::Error::Timeout(d) => Error::Timeout(d),
             mcp_jsonrpc::Error::Closed { reason } => match transport {
                 Some(source) => Error::Closed {

@@ -134,24 +134,69 @@ impl ClientHandler for mpsc::Sender<ServerNotification> {
 }
 
 /// What a [`SamplingHandler`] or [`ElicitationHandler`] knows about the request it serves.
+///
+/// The same handler serves both protocol eras: a server request of the handshake era (it has
+/// a JSON-RPC [`id`](Self::id)), or an input request of a 2026-07-28 `input_required` result
+/// (it has a [`key`](Self::input_key) in `inputRequests`).
 #[derive(Debug, Clone)]
 pub struct RequestContext {
-    pub(crate) inner: mcp_jsonrpc::RequestContext,
+    origin: Origin,
+}
+
+#[derive(Debug, Clone)]
+enum Origin {
+    Request(mcp_jsonrpc::RequestContext),
+    Input {
+        key: String,
+        cancellation: CancellationToken,
+    },
 }
 
 impl RequestContext {
-    /// The id of the server's request.
-    pub fn id(&self) -> &Id {
-        self.inner.id()
+    pub(crate) fn for_request(inner: mcp_jsonrpc::RequestContext) -> Self {
+        RequestContext {
+            origin: Origin::Request(inner),
+        }
+    }
+
+    pub(crate) fn for_input(key: &str, cancellation: CancellationToken) -> Self {
+        RequestContext {
+            origin: Origin::Input {
+                key: key.to_owned(),
+                cancellation,
+            },
+        }
+    }
+
+    /// The id of the server's request (handshake era); `None` for an input request.
+    pub fn id(&self) -> Option<&Id> {
+        match &self.origin {
+            Origin::Request(inner) => Some(inner.id()),
+            Origin::Input { .. } => None,
+        }
+    }
+
+    /// The key of the input request in the server's `inputRequests` (2026-07-28); `None` for
+    /// a server request.
+    pub fn input_key(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Request(_) => None,
+            Origin::Input { key, .. } => Some(key),
+        }
     }
 
     /// Fired when the server cancels the request (the handler future is dropped as well, so
-    /// this is for work handed off elsewhere).
+    /// this is for work handed off elsewhere). An input request is cancelled when the call
+    /// that received it ends without its answer: dropped, or timed out.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.inner.cancellation()
+        match &self.origin {
+            Origin::Request(inner) => inner.cancellation(),
+            Origin::Input { cancellation, .. } => cancellation,
+        }
     }
 
-    /// Reports progress to the server, if it asked for progress.
+    /// Reports progress to the server, if it asked for progress. An input request has no one
+    /// to report to: this does nothing.
     ///
     /// # Errors
     ///
@@ -162,10 +207,13 @@ impl RequestContext {
         total: Option<f64>,
         message: Option<&str>,
     ) -> crate::Result<()> {
-        self.inner
-            .report_progress(progress, total, message)
-            .await
-            .map_err(|e| crate::Error::from_jsonrpc(e, "notifications/progress", None))
+        match &self.origin {
+            Origin::Request(inner) => inner
+                .report_progress(progress, total, message)
+                .await
+                .map_err(|e| crate::Error::from_jsonrpc(e, "notifications/progress", None)),
+            Origin::Input { .. } => Ok(()),
+        }
     }
 }
 

@@ -116,17 +116,30 @@
 //! - [`Client::closed`] is cancel-safe.
 
 mod builder;
+mod cache;
+mod call_options;
+mod calls;
 mod client;
+mod connect;
+mod era;
 mod error;
 mod form_defaults;
 mod handler;
+mod input;
+mod listen;
+mod modern;
 mod output_schema;
 mod router;
+mod shared;
+mod subscription;
+mod tool_headers;
 mod transport;
 mod versions;
 
 pub use builder::{ClientBuilder, Connection};
-pub use client::{CallOptions, Client};
+pub use call_options::CallOptions;
+pub use client::Client;
+pub use era::{EraChoice, EraMemory};
 pub use error::{BoxError, Error, Result, SharedError, Side};
 pub use handler::{ClientHandler, ElicitationHandler, RequestContext, SamplingHandler};
 pub use mcp_jsonrpc::{Progress, Transport};
@@ -134,4 +147,5 @@ pub use mcp_jsonrpc::{Progress, Transport};
 pub use mcp_types as types;
 /// The wire error: the same type as `mcp_types::ErrorObject` (and `mcp_jsonrpc::ErrorObject`).
 pub use mcp_types::{ErrorCode, ErrorObject};
-pub use versions::SUPPORTED_VERSIONS;
+pub use subscription::Subscription;
+pub use versions::{HANDSHAKE_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS};

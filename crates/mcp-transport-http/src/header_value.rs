@@ -9,12 +9,14 @@ const PREFIX: &str = "=?base64?";
 const SUFFIX: &str = "?=";
 
 /// Why a header value could not be decoded.
+#[cfg(any(feature = "server", test))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InvalidHeaderValue;
 
 /// The text a received header value stands for: decoded if it is in the `=?base64?...?=`
 /// form (strictly: standard alphabet, canonical padding, UTF-8), else the value as is, without
 /// the optional whitespace around it.
+#[cfg(any(feature = "server", test))]
 pub(crate) fn decode(value: &[u8]) -> Result<String, InvalidHeaderValue> {
     let text = std::str::from_utf8(value).map_err(|_| InvalidHeaderValue)?;
     let text = text.trim_matches([' ', '\t']);
@@ -30,15 +32,15 @@ pub(crate) fn decode(value: &[u8]) -> Result<String, InvalidHeaderValue> {
     }
 }
 
-/// The header value that carries `text` (the client's side of [`decode`]).
-#[cfg(test)]
+/// The header value that carries `text` (what the server's `decode` reads back).
+#[cfg(any(feature = "client", test))]
 pub(crate) fn encode(text: &str) -> String {
     let visible_ascii = text
         .bytes()
         .all(|b| (0x21..=0x7e).contains(&b) || b == b' ');
     let edge_space = text.starts_with(' ') || text.ends_with(' ');
     let looks_encoded = text.starts_with(PREFIX) && text.ends_with(SUFFIX);
-    let plain = !text.is_empty() && visible_ascii && !edge_space && !looks_encoded;
+    let plain = visible_ascii && !edge_space && !looks_encoded;
     if plain {
         text.to_owned()
     } else {
@@ -71,5 +73,6 @@ mod tests {
         }
         assert_eq!(encode("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
         assert_eq!(encode("us-west1"), "us-west1");
+        assert_eq!(encode(""), "");
     }
 }

@@ -54,7 +54,7 @@
 
 #[cfg(feature = "client")]
 pub mod client;
-#[cfg(feature = "server")]
+#[cfg(any(feature = "client", feature = "server"))]
 mod header_value;
 #[cfg(any(feature = "client", feature = "server"))]
 mod ids;

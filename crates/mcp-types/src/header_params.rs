@@ -209,10 +209,15 @@ impl HeaderParam {
     }
 }
 
-/// The `Mcp-Param-*` headers of one request, as a Streamable HTTP transport received them
-/// (names without the prefix, looked up ignoring case; values already decoded from
-/// `=?base64?...?=`). The transport attaches it to the request's extensions; a server checks
-/// it against the called tool's [`HeaderParam`]s.
+/// The `Mcp-Param-*` headers of one `tools/call` (names without the prefix, looked up
+/// ignoring case; values as text, before or after the transport's `=?base64?...?=` encoding).
+///
+/// - A server's Streamable HTTP transport attaches the headers it received (decoded) to the
+///   request's extensions; the server checks them against the called tool's
+///   [`HeaderParam`]s.
+/// - A client attaches the headers to send to its outgoing request's extensions
+///   ([`for_call`](Self::for_call) derives them from the tool and the arguments); a Streamable
+///   HTTP client transport encodes and sends them, other transports ignore them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct McpParamHeaders {
     values: BTreeMap<String, String>,
@@ -236,9 +241,40 @@ impl McpParamHeaders {
             .map(String::as_str)
     }
 
-    /// Whether no header was received.
+    /// Whether there is no header.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
+    }
+
+    /// The headers, as (name in lower case, value), ordered by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// The headers a call of a tool with these `params` carries with `arguments`: one per
+    /// parameter that has a value there (an absent or `null` value sends none).
+    ///
+    /// ```
+    /// use mcp_types::{McpParamHeaders, Tool};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "region": {"type": "string", "x-mcp-header": "Region"},
+    ///     "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"}}});
+    /// let tool = Tool::new("deploy", serde_json::from_value(schema).unwrap());
+    /// let params = tool.header_params().unwrap();
+    /// let args = json!({"region": "us-west1"});
+    /// let headers = McpParamHeaders::for_call(&params, args.as_object().unwrap());
+    /// assert_eq!(headers.iter().collect::<Vec<_>>(), [("region", "us-west1")]);
+    /// ```
+    pub fn for_call(params: &[HeaderParam], arguments: &JsonObject) -> Self {
+        let mut headers = McpParamHeaders::new();
+        for param in params {
+            if let Some(text) = param.value(arguments).and_then(|v| param.text(v)) {
+                headers.insert(&param.header, text);
+            }
+        }
+        headers
     }
 }
 

@@ -10,10 +10,14 @@
 //!     --url http://127.0.0.1:3000/mcp
 //! ```
 //!
-//! It connects (a child process over stdio, or Streamable HTTP with `--url`), performs one
-//! request and prints its result as JSON on stdout. List methods follow every page. On
-//! failure it exits with status 1 (2 for usage errors) and prints the error as JSON on
-//! stderr: `{"error":{"code":-32602,"message":...,"data":...}}` for an error of the server,
+//! It connects (a child process over stdio, or Streamable HTTP with `--url`) in the protocol
+//! era `--era` asks for (`auto`, the default: 2026-07-28 if the server speaks it, else the
+//! handshake revisions; `modern`; `legacy`), prints what was negotiated on stderr as
+//! `{"negotiated":{"protocolVersion":"2026-07-28","era":"stateless"}}`, performs one request
+//! and prints its result as JSON on stdout. List methods follow every page; `ping` is a
+//! `server/discover` on 2026-07-28, which has no `ping`. On failure it exits with status 1
+//! (2 for usage errors) and prints the error as JSON on the last line of stderr:
+//! `{"error":{"code":-32602,"message":...,"data":...}}` for an error of the server,
 //! `{"error":{"message":"..."}}` otherwise. `RUST_LOG=info` shows the server's stderr.
 
 use std::io::Write as _;
@@ -21,16 +25,16 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use futures::{Stream, TryStreamExt as _};
-use mcp_client::{Client, Transport};
+use mcp_client::{Client, EraChoice, Transport};
 use mcp_transport_http::client::StreamableHttpClientTransport;
 use mcp_transport_stdio::ChildProcessTransport;
-use mcp_types::{CallTool, Complete, GetPrompt, Implementation, Ping, ReadResource, Request};
+use mcp_types::{CallTool, Complete, Era, GetPrompt, Implementation, ReadResource, Request};
 use serde::Serialize;
 use serde_json::{Value, json};
 use tracing_subscriber::EnvFilter;
 
-const USAGE: &str =
-    "usage: mcp-inspect <method> [--params <json>] (--url <url> | -- <command> [args...])";
+const USAGE: &str = "usage: mcp-inspect <method> [--params <json>] [--era auto|modern|legacy] \
+    (--url <url> | -- <command> [args...])";
 
 /// The methods `mcp-inspect` performs.
 const METHODS: &str = "tools/list tools/call resources/list resources/read \
@@ -42,18 +46,33 @@ enum Target {
     Command(Vec<String>),
 }
 
-/// The method, its params and the server.
-fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<(String, Value, Target)> {
+/// What to do: the method, its params, the era, and the server.
+struct Invocation {
+    method: String,
+    params: Value,
+    era: EraChoice,
+    target: Target,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Invocation> {
     let method = args.next().filter(|m| !m.starts_with('-')).context(USAGE)?;
     if !METHODS.split_whitespace().any(|m| m == method) {
         bail!("unsupported method {method:?}; one of: {METHODS}");
     }
-    let (mut params, mut target) = (json!({}), None);
+    let (mut params, mut target, mut era) = (json!({}), None, EraChoice::Auto);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--params" => {
                 let text = args.next().context("--params needs a JSON value")?;
                 params = serde_json::from_str(&text).context("--params is not valid JSON")?;
+            }
+            "--era" => {
+                era = match args.next().as_deref() {
+                    Some("auto") => EraChoice::Auto,
+                    Some("modern") => EraChoice::Modern,
+                    Some("legacy") => EraChoice::Legacy,
+                    other => bail!("--era takes auto, modern or legacy, not {other:?}"),
+                };
             }
             "--url" => target = Some(Target::Url(args.next().context("--url needs a URL")?)),
             "--" => target = Some(Target::Command(args.by_ref().collect())),
@@ -62,7 +81,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<(String,
     }
     match target {
         Some(Target::Command(c)) if c.is_empty() => bail!("no server command after `--`"),
-        Some(target) => Ok((method, params, target)),
+        Some(target) => Ok(Invocation {
+            method,
+            params,
+            era,
+            target,
+        }),
         None => bail!("no server given; {USAGE}"),
     }
 }
@@ -76,7 +100,7 @@ async fn main() -> ExitCode {
         .init();
     let (outcome, code) = match parse_args(std::env::args().skip(1)) {
         Err(e) => (Err(e), 2),
-        Ok((method, params, target)) => (run(&method, params, target).await, 1),
+        Ok(invocation) => (run(invocation).await, 1),
     };
     match outcome {
         Ok(result) => {
@@ -94,26 +118,39 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(method: &str, params: Value, target: Target) -> anyhow::Result<Value> {
-    match target {
-        Target::Url(url) => inspect(StreamableHttpClientTransport::new(url)?, method, params).await,
+async fn run(invocation: Invocation) -> anyhow::Result<Value> {
+    match &invocation.target {
+        Target::Url(url) => {
+            let transport = StreamableHttpClientTransport::new(url.as_str())?;
+            inspect(transport, invocation).await
+        }
         Target::Command(cmd) => {
             let child = ChildProcessTransport::builder(&cmd[0]).args(&cmd[1..]);
-            inspect(child.spawn()?, method, params).await
+            inspect(child.spawn()?, invocation).await
         }
     }
 }
 
 /// Connects over `transport`, performs the request, and closes the connection.
-async fn inspect(transport: impl Transport, method: &str, params: Value) -> anyhow::Result<Value> {
+async fn inspect(transport: impl Transport, invocation: Invocation) -> anyhow::Result<Value> {
     let info = Implementation::new("mcp-inspect", env!("CARGO_PKG_VERSION"));
     let (client, connection) = Client::builder()
         .client_info(info)
+        .era(invocation.era)
         .connect(transport)
         .await
         .context("connecting to the server")?;
     let connection = tokio::spawn(connection);
-    let result = request(&client, method, params).await;
+    let era = match client.era() {
+        Era::Stateful => "stateful",
+        Era::Stateless => "stateless",
+    };
+    let negotiated = json!({"negotiated": {
+        "protocolVersion": client.protocol_version().as_str(),
+        "era": era,
+    }});
+    let _ = writeln!(std::io::stderr().lock(), "{negotiated}");
+    let result = request(&client, &invocation.method, invocation.params).await;
     client.close();
     // How the server exits is not our business once we have the answer.
     let _ = connection.await;
@@ -132,7 +169,10 @@ async fn request(client: &Client, method: &str, params: Value) -> anyhow::Result
         "resources/read" => call::<ReadResource>(client, params).await,
         "prompts/get" => call::<GetPrompt>(client, params).await,
         "completion/complete" => call::<Complete>(client, params).await,
-        "ping" => call::<Ping>(client, params).await,
+        "ping" => {
+            client.ping().await?;
+            Ok(json!({}))
+        }
         other => unreachable!("{other} was checked by parse_args"),
     }
 }

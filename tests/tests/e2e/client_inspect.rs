@@ -20,6 +20,14 @@ struct Run {
 }
 
 impl Run {
+    /// What the run negotiated: the first line of stderr.
+    fn negotiated(&self) -> Value {
+        let first = self.stderr.lines().next().unwrap_or_default();
+        let line: Value = serde_json::from_str(first)
+            .unwrap_or_else(|e| panic!("stderr does not start with JSON ({e}): {}", self.stderr));
+        line["negotiated"].clone()
+    }
+
     /// The stdout, which must be one JSON document after a successful run.
     fn result(&self) -> Value {
         assert_eq!(self.code, Some(0), "stderr: {}", self.stderr);
@@ -37,16 +45,17 @@ impl Run {
     }
 }
 
-/// Runs `mcp-inspect <method> [--params <params>] -- everything-server`.
+/// Runs `mcp-inspect <method> [--params <params>] --era legacy -- everything-server`: the
+/// fixture's payloads of the handshake era, compared exactly.
 async fn inspect(method: &str, params: Option<Value>) -> Run {
-    inspect_at(method, params, None).await
+    inspect_at(method, params, None, "legacy").await
 }
 
-/// Runs `mcp-inspect <method> [--params <params>]` against `url`, or against
+/// Runs `mcp-inspect <method> [--params <params>] --era <era>` against `url`, or against
 /// `everything-server` over stdio.
-async fn inspect_at(method: &str, params: Option<Value>, url: Option<&str>) -> Run {
+async fn inspect_at(method: &str, params: Option<Value>, url: Option<&str>, era: &str) -> Run {
     let mut cmd = tokio::process::Command::new(mcp_inspect());
-    cmd.arg(method);
+    cmd.arg(method).arg("--era").arg(era);
     if let Some(params) = params {
         cmd.arg("--params").arg(params.to_string());
     }
@@ -157,11 +166,34 @@ async fn inspect_reports_errors_as_json_on_stderr() {
 }
 
 #[tokio::test]
+async fn inspect_prints_the_negotiated_era() {
+    for (era, expected) in [
+        (
+            "auto",
+            json!({"protocolVersion": "2026-07-28", "era": "stateless"}),
+        ),
+        (
+            "modern",
+            json!({"protocolVersion": "2026-07-28", "era": "stateless"}),
+        ),
+        (
+            "legacy",
+            json!({"protocolVersion": "2025-11-25", "era": "stateful"}),
+        ),
+    ] {
+        let run = inspect_at("ping", None, None, era).await;
+        assert_eq!(run.negotiated(), expected, "--era {era}");
+        assert_eq!(run.result(), json!({}), "--era {era}");
+    }
+}
+
+#[tokio::test]
 async fn inspect_usage_errors_exit_2() {
     for args in [
         &["tools/list"][..],
         &["nope/method", "--", "true"],
         &["tools/list", "--params", "{not json", "--", "true"],
+        &["tools/list", "--era", "sideways", "--", "true"],
     ] {
         let mut cmd = tokio::process::Command::new(mcp_inspect());
         cmd.args(args);
@@ -194,30 +226,56 @@ async fn inspect_over_http_with_url() {
     })
     .await;
 
-    let result = inspect_at("tools/list", None, Some(&url)).await.result();
+    let run = inspect_at("tools/list", None, Some(&url), "legacy").await;
+    assert_eq!(run.negotiated()["era"], "stateful");
+    let result = run.result();
     assert_eq!(result["tools"].as_array().unwrap().len(), 14);
+    // The same endpoint in the default era choice: 2026-07-28.
+    let run = inspect_at("tools/list", None, Some(&url), "auto").await;
+    assert_eq!(
+        run.negotiated(),
+        json!({"protocolVersion": "2026-07-28", "era": "stateless"})
+    );
+    assert_eq!(run.result()["tools"].as_array().unwrap().len(), 28);
     let run = inspect_at(
         "tools/call",
         Some(json!({"name": "test_simple_text"})),
         Some(&url),
+        "modern",
     )
     .await;
+    let result = run.result();
+    assert_eq!(result["resultType"], "complete");
     assert_eq!(
-        run.result(),
-        json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}]})
+        result["content"],
+        json!([{"type": "text", "text": "This is a simple text response for testing."}])
     );
     let uri = "test://template/5/data";
-    let result = inspect_at("resources/read", Some(json!({"uri": uri})), Some(&url))
-        .await
-        .result();
+    let result = inspect_at(
+        "resources/read",
+        Some(json!({"uri": uri})),
+        Some(&url),
+        "auto",
+    )
+    .await
+    .result();
     assert_eq!(result["contents"], fixture::read_contents(uri));
     let error = inspect_at(
         "resources/read",
         Some(json!({"uri": "test://nope"})),
         Some(&url),
+        "auto",
     )
     .await
     .error();
-    assert_eq!(error["error"]["code"], -32002);
+    // 2026-07-28 says "not found" with -32602 and the URI in data.
+    assert_eq!(error["error"]["code"], -32602);
+    assert_eq!(error["error"]["data"], json!({"uri": "test://nope"}));
+    assert_eq!(
+        inspect_at("ping", None, Some(&url), "modern")
+            .await
+            .result(),
+        json!({})
+    );
     server.kill().await.unwrap();
 }

@@ -47,7 +47,7 @@ async fn a_server_ignoring_stdin_close_gets_sigterm() {
     let server = fake_server("", IGNORE_EOF)
         .close_timeout(SHUTDOWN_STEP)
         .term_timeout(SHUTDOWN_STEP * 10);
-    let running = Running::start(server, Client::builder()).await;
+    let running = Running::start(server, legacy()).await;
     assert_eq!(running.client.server_info().name, "fake");
     let process = running.close().await;
     assert_eq!(
@@ -63,7 +63,7 @@ async fn a_server_ignoring_sigterm_gets_sigkill() {
     let server = fake_server("trap '' TERM", IGNORE_EOF)
         .close_timeout(SHUTDOWN_STEP)
         .term_timeout(SHUTDOWN_STEP);
-    let running = Running::start(server, Client::builder()).await;
+    let running = Running::start(server, legacy()).await;
     let process = running.close().await;
     assert_eq!(process.shutdown_outcome(), Some(ShutdownOutcome::Killed));
     assert_eq!(process.exit_status().and_then(|s| s.signal()), Some(9));
@@ -73,7 +73,7 @@ async fn a_server_ignoring_sigterm_gets_sigkill() {
 async fn a_server_dying_mid_call_fails_the_call_with_closed() {
     // Reads `notifications/initialized`, then exits with status 3 at the first request.
     let server = fake_server("", "read -r initialized\nread -r request\nexit 3");
-    let running = Running::start(server, Client::builder()).await;
+    let running = Running::start(server, legacy()).await;
     let err = running
         .client
         .call_tool(CallToolRequestParams::new("anything"))
@@ -97,4 +97,9 @@ async fn a_server_dying_mid_call_fails_the_call_with_closed() {
     );
     // close() after the end is harmless.
     running.client.close();
+}
+
+/// The scripted fake servers speak the handshake era only, in a fixed order.
+fn legacy() -> mcp_client::ClientBuilder {
+    Client::builder().era(mcp_client::EraChoice::Legacy)
 }

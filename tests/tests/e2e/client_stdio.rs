@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::TryStreamExt as _;
-use mcp_client::{CallOptions, Client, ErrorCode, RequestContext};
+use mcp_client::{CallOptions, Client, EraChoice, ErrorCode, RequestContext};
 use mcp_jsonrpc::CancellationToken;
 use mcp_types::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, ElicitAction,
@@ -21,8 +21,14 @@ use crate::client_support::{MODEL_TEXT, Running, everything, recording_sampler};
 use crate::fixture;
 use crate::support::client::within;
 
+/// Our client in the default era choice (auto), which speaks 2026-07-28 with our server.
 async fn connect() -> Running {
     Running::start(everything(), Client::builder()).await
+}
+
+/// Our client pinned to the handshake era.
+async fn connect_legacy() -> Running {
+    Running::start(everything(), Client::builder().era(EraChoice::Legacy)).await
 }
 
 fn args(value: Value) -> JsonObject {
@@ -62,28 +68,34 @@ fn content_json(text: &str, prefix: &str) -> Value {
 
 #[tokio::test]
 async fn client_initializes_and_lists_every_fixture_tool() {
-    let running = connect().await;
-    let client = &running.client;
-    assert_eq!(client.server_info().name, "mcp-conformance-test-server");
-    assert_eq!(client.server_info().version, "1.0.0");
-    assert_eq!(*client.protocol_version(), ProtocolVersion::V2025_11_25);
-    assert_eq!(
-        serde_json::to_value(client.server_capabilities()).unwrap(),
-        json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true},
-               "prompts": {"listChanged": true}, "logging": {}, "completions": {}})
-    );
-    let tools: Vec<_> = client.list_tools_stream().try_collect().await.unwrap();
-    assert_eq!(tools.len(), 14);
-    for (tool, (name, description)) in tools.iter().zip(fixture::TOOLS) {
-        assert_eq!(tool.name, name);
-        assert_eq!(tool.description.as_deref(), Some(description), "{name}");
+    // The handshake era, then 2026-07-28 (auto), which adds the revision's fixture tools
+    // after the 14 of the handshake era.
+    for (running, version, count) in [
+        (connect_legacy().await, ProtocolVersion::V2025_11_25, 14),
+        (connect().await, ProtocolVersion::V2026_07_28, 28),
+    ] {
+        let client = &running.client;
+        assert_eq!(client.server_info().name, "mcp-conformance-test-server");
+        assert_eq!(client.server_info().version, "1.0.0");
+        assert_eq!(*client.protocol_version(), version);
         assert_eq!(
-            Value::Object(tool.input_schema.clone()),
-            fixture::input_schema(name),
-            "{name}"
+            serde_json::to_value(client.server_capabilities()).unwrap(),
+            json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true},
+                   "prompts": {"listChanged": true}, "logging": {}, "completions": {}})
         );
+        let tools: Vec<_> = client.list_tools_stream().try_collect().await.unwrap();
+        assert_eq!(tools.len(), count, "{version}");
+        for (tool, (name, description)) in tools.iter().zip(fixture::TOOLS) {
+            assert_eq!(tool.name, name);
+            assert_eq!(tool.description.as_deref(), Some(description), "{name}");
+            assert_eq!(
+                Value::Object(tool.input_schema.clone()),
+                fixture::input_schema(name),
+                "{name}"
+            );
+        }
+        running.close().await;
     }
-    running.close().await;
 }
 
 #[tokio::test]
@@ -336,7 +348,8 @@ async fn sep1034_defaults_are_applied_by_the_client_when_asked() {
 
 #[tokio::test]
 async fn resources_templates_and_not_found() {
-    let running = connect().await;
+    // The handshake era: `resources/subscribe` and -32002 (2026-07-28 is in client_eras.rs).
+    let running = connect_legacy().await;
     let client = &running.client;
     let resources: Vec<_> = client.list_resources_stream().try_collect().await.unwrap();
     assert_eq!(
@@ -411,7 +424,11 @@ async fn resources_templates_and_not_found() {
 async fn prompts_and_completion() {
     let running = connect().await;
     let client = &running.client;
-    let prompts: Vec<_> = client.list_prompts_stream().try_collect().await.unwrap();
+    let mut prompts: Vec<_> = client.list_prompts_stream().try_collect().await.unwrap();
+    // 2026-07-28 adds the revision's input-required prompt after the fixture's four.
+    let added = prompts.split_off(4);
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0].name, "test_input_required_result_prompt");
     assert_eq!(serde_json::to_value(&prompts).unwrap(), fixture::prompts());
 
     let (arg1, arg2, uri) = ("testValue1", "testValue2", "test://example-resource");

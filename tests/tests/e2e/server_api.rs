@@ -2,7 +2,7 @@
 //! transport pair: application state, extractors, and handler errors that keep their codes
 //! all the way to the client's typed error.
 
-use mcp_client::{Client, ErrorCode};
+use mcp_client::{Client, EraChoice, ErrorCode};
 use mcp_server::{ResourceTemplate, Server, State, Tool, UriParams};
 use mcp_types::CallToolRequestParams;
 use schemars::JsonSchema;
@@ -52,10 +52,22 @@ fn server() -> anyhow::Result<Server> {
 
 #[tokio::test]
 async fn state_extractors_and_error_codes_reach_our_client() -> anyhow::Result<()> {
+    // The same handlers in both eras; only the code of "not found" differs (-32002 in the
+    // handshake era, -32602 on 2026-07-28), with the same data.
+    for (era, not_found) in [
+        (EraChoice::Legacy, ErrorCode::RESOURCE_NOT_FOUND),
+        (EraChoice::Auto, ErrorCode::INVALID_PARAMS),
+    ] {
+        both_eras(era, not_found).await?;
+    }
+    Ok(())
+}
+
+async fn both_eras(era: EraChoice, not_found: ErrorCode) -> anyhow::Result<()> {
     let server = server()?;
     let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
     let serving = tokio::spawn(async move { server.serve(server_end).await });
-    let (client, connection) = Client::builder().connect(client_end).await?;
+    let (client, connection) = Client::builder().era(era).connect(client_end).await?;
     let connection = tokio::spawn(connection);
 
     let mut find = CallToolRequestParams::new("find");
@@ -69,9 +81,11 @@ async fn state_extractors_and_error_codes_reach_our_client() -> anyhow::Result<(
     let err = client.read_resource("library://books/9").await.unwrap_err();
     let rpc = err.as_rpc().expect("a json-rpc error");
     // One wire error type: the client's, mcp-types' and mcp-jsonrpc's are the same.
-    assert_eq!(rpc.code, mcp_types::ErrorCode::RESOURCE_NOT_FOUND);
-    assert_eq!(rpc.code, ErrorCode::RESOURCE_NOT_FOUND);
-    assert_eq!(rpc.code, mcp_jsonrpc::ErrorCode::RESOURCE_NOT_FOUND);
+    assert_eq!(rpc.code, not_found);
+    if era == EraChoice::Legacy {
+        assert_eq!(rpc.code, mcp_types::ErrorCode::RESOURCE_NOT_FOUND);
+        assert_eq!(rpc.code, mcp_jsonrpc::ErrorCode::RESOURCE_NOT_FOUND);
+    }
     assert_eq!(
         rpc.data,
         Some(serde_json::json!({"uri": "library://books/9"}))

@@ -1,6 +1,6 @@
 //! The `initialize` handshake and version negotiation.
 
-use mcp_client::{Client, Error};
+use mcp_client::{Client, EraChoice, Error};
 use mcp_jsonrpc::{Message, Request, Response, Transport, memory};
 use mcp_types::{
     Implementation, Initialize, Initialized, Notification as _, Ping, ProtocolVersion,
@@ -38,7 +38,11 @@ async fn negotiates_the_latest_version_and_exposes_the_session() {
 #[tokio::test]
 async fn initialized_is_sent_after_the_initialize_response() {
     let (client_end, mut server) = FakeServer::new().start();
-    let (_client, connection) = Client::builder().connect(client_end).await.unwrap();
+    let (_client, connection) = Client::builder()
+        .era(EraChoice::Legacy)
+        .connect(client_end)
+        .await
+        .unwrap();
     tokio::spawn(connection);
     assert_eq!(server.next_seen().await.method(), Initialize::METHOD);
     assert_eq!(
@@ -73,26 +77,38 @@ async fn proposes_a_configured_version() {
 
 #[tokio::test]
 async fn cannot_propose_an_unsupported_version() {
-    let (client_end, _server) = FakeServer::new().start();
-    let err = Client::builder()
-        .protocol_version(ProtocolVersion::V2026_07_28)
-        .connect(client_end)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::UnsupportedProtocolVersion { .. }),
-        "{err}"
-    );
+    for (era, version) in [
+        (EraChoice::Auto, ProtocolVersion::from("2099-01-01")),
+        // A version of the other era than the one chosen.
+        (EraChoice::Legacy, ProtocolVersion::V2026_07_28),
+        (EraChoice::Modern, ProtocolVersion::V2025_11_25),
+    ] {
+        let (client_end, _server) = FakeServer::new().start();
+        let err = Client::builder()
+            .era(era)
+            .protocol_version(version)
+            .connect(client_end)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::UnsupportedProtocolVersion { .. }),
+            "{err}"
+        );
+    }
 }
 
 #[tokio::test]
 async fn an_unsupported_version_is_a_clear_error_and_disconnects() {
     let (client_end, mut server) = FakeServer::new().version("2099-01-01").start();
-    let err = Client::builder().connect(client_end).await.unwrap_err();
+    let err = Client::builder()
+        .era(EraChoice::Legacy)
+        .connect(client_end)
+        .await
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "server chose protocol version 2099-01-01, which this client does not support \
-         (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)"
+         (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)"
     );
     match err {
         Error::UnsupportedProtocolVersion { version } => assert_eq!(version.as_str(), "2099-01-01"),
@@ -105,7 +121,7 @@ async fn an_unsupported_version_is_a_clear_error_and_disconnects() {
 }
 
 #[tokio::test]
-async fn the_stateless_revision_is_refused_for_now() {
+async fn a_stateless_version_in_answer_to_initialize_is_refused() {
     let (client_end, _server) = FakeServer::new().version("2026-07-28").start();
     let err = Client::builder().connect(client_end).await.unwrap_err();
     assert!(
@@ -194,7 +210,11 @@ async fn batch_after(version: &str) -> Message {
         server.recv().await.unwrap().unwrap()
     };
     let client = async {
-        let (client, connection) = Client::builder().connect(client_end).await.unwrap();
+        let (client, connection) = Client::builder()
+            .era(EraChoice::Legacy)
+            .connect(client_end)
+            .await
+            .unwrap();
         tokio::spawn(connection);
         client
     };

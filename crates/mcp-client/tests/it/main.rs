@@ -3,6 +3,7 @@
 mod calls;
 mod close;
 mod init;
+mod modern;
 mod notifications;
 mod output_schema;
 mod ping;

@@ -64,6 +64,19 @@ pub(crate) fn init_result(version: &str) -> Value {
     })
 }
 
+/// The default answer to `server/discover`: 2026-07-28, all capabilities.
+pub(crate) fn discover_result() -> Value {
+    json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": all_capabilities(),
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "9.9"}},
+        "instructions": "be nice",
+        "ttlMs": 0,
+        "cacheScope": "private"
+    })
+}
+
 pub(crate) struct FakeServer {
     routes: HashMap<String, Route>,
 }
@@ -77,6 +90,33 @@ impl FakeServer {
             let version = params["protocolVersion"].as_str().unwrap_or("2025-11-25");
             Ok(init_result(version))
         })
+    }
+
+    /// A server of the stateless era (2026-07-28): it answers `server/discover`, and not
+    /// `initialize`.
+    pub(crate) fn modern() -> Self {
+        FakeServer {
+            routes: HashMap::new(),
+        }
+        .answer("server/discover", discover_result())
+    }
+
+    /// Starts the server and connects `builder` to it over 2026-07-28; consumes the
+    /// discover request (whose params become `init_params`).
+    pub(crate) async fn connect_modern(self, builder: ClientBuilder) -> Harness {
+        let (client_end, server) = self.start();
+        let (client, connection) = builder.connect(client_end).await.expect("connect");
+        let connection = tokio::spawn(connection);
+        let mut h = Harness {
+            client,
+            connection,
+            server,
+            init_params: Value::Null,
+        };
+        let discover = h.server.next_seen().await;
+        assert_eq!(discover.method(), "server/discover");
+        h.init_params = discover.params().clone();
+        h
     }
 
     /// Answers `method` with `f`.
@@ -133,7 +173,11 @@ impl FakeServer {
             server,
             init_params: Value::Null,
         };
-        let init = h.server.next_seen().await;
+        let mut init = h.server.next_seen().await;
+        if init.method() == "server/discover" {
+            // The dual-era probe, which this server of the handshake era does not know.
+            init = h.server.next_seen().await;
+        }
         assert_eq!(init.method(), Initialize::METHOD);
         h.init_params = init.params().clone();
         let initialized = h.server.next_seen().await;

@@ -109,7 +109,9 @@ impl<T: Transport> Transport for Spying<T> {
         msg: Message,
     ) -> impl Future<Output = Result<(), T::Error>> + Send + 'static {
         if let Message::Request(r) = &msg {
-            let _ = self.1.send((r.id.clone(), r.extensions.get::<Tag>().cloned()));
+            let _ = self
+                .1
+                .send((r.id.clone(), r.extensions.get::<Tag>().cloned()));
         }
         self.0.send(msg)
     }
@@ -154,8 +156,12 @@ async fn a_pending_id_cannot_be_reused() {
     );
     let second = async {
         tokio::task::yield_now().await;
-        peer.request_with("again", None, mcp_jsonrpc::RequestOptions::new().id(id.clone()))
-            .await
+        peer.request_with(
+            "again",
+            None,
+            mcp_jsonrpc::RequestOptions::new().id(id.clone()),
+        )
+        .await
     };
     tokio::select! {
         _ = first => panic!("nobody answers the first request"),

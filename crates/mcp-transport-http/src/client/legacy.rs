@@ -73,6 +73,7 @@ impl Shared {
         };
         self.push(Inbound::Spawn(Task {
             generation,
+            request: None,
             stream: super::sse::legacy(events),
         }))
         .await;

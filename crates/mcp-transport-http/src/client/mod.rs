@@ -117,6 +117,7 @@ mod auth;
 mod builder;
 mod error;
 mod legacy;
+mod modern;
 mod request;
 mod session;
 mod shared;
@@ -262,6 +263,13 @@ impl StreamableHttpClientTransport {
                 self.ended = true;
                 self.tasks = SelectAll::new();
             }
+            Inbound::Abort(id) => {
+                let tasks = std::mem::take(&mut self.tasks);
+                self.tasks = tasks
+                    .into_iter()
+                    .filter(|t| t.request.as_ref() != Some(&id))
+                    .collect();
+            }
         }
         Ok(())
     }
@@ -273,6 +281,7 @@ impl StreamableHttpClientTransport {
                 let Some(id) = &r.id else { return };
                 let mut st = self.shared.state();
                 st.pending.remove(id);
+                st.modern.remove(id);
                 let is_init = st.init.as_ref().is_some_and(|init| &init.id == id);
                 if is_init
                     && !matches!(st.mode, Mode::Legacy(_))
@@ -293,6 +302,11 @@ fn outgoing(shared: &Shared, msg: &Message) -> Result<Outgoing> {
     let mut ids = Vec::new();
     let mut initialize = false;
     let mut initialized = false;
+    let mut abort = None;
+    let modern = match msg {
+        Message::Request(r) => modern::request_headers(r)?,
+        _ => None,
+    };
     let mut visit = |m: &Message| match m {
         Message::Request(r) => {
             ids.push(r.id.clone());
@@ -315,7 +329,12 @@ fn outgoing(shared: &Shared, msg: &Message) -> Result<Outgoing> {
                 ..
             }) = n.params()
             {
-                shared.state().pending.remove(&wire_id(id));
+                let id = wire_id(id);
+                let mut st = shared.state();
+                st.pending.remove(&id);
+                if st.modern.contains(&id) {
+                    abort = Some(id);
+                }
             }
         }
         _ => {}
@@ -329,6 +348,8 @@ fn outgoing(shared: &Shared, msg: &Message) -> Result<Outgoing> {
         ids,
         initialize,
         initialized,
+        modern,
+        abort,
     })
 }
 

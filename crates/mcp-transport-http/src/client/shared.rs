@@ -2,7 +2,7 @@
 //! HTTP exchanges (POST, GET, DELETE). `request.rs` makes each HTTP request, `session.rs` starts
 //! a new session, `legacy.rs` falls back to HTTP+SSE.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -52,11 +52,16 @@ pub(crate) enum Inbound {
     Failed(Error),
     /// The server ended the (legacy) stream; `recv` returns `Ok(None)`.
     End,
+    /// The 2026-07-28 request with this id was cancelled: drop its tasks.
+    Abort(Id),
 }
 
 /// A stream `recv` drives, tagged with the session generation it belongs to.
 pub(crate) struct Task {
     pub(crate) generation: u64,
+    /// The 2026-07-28 request this task carries: dropping the task (on
+    /// [`Inbound::Abort`]) closes its HTTP exchange, which is how such a request is cancelled.
+    pub(crate) request: Option<Id>,
     pub(crate) stream: BoxStream<'static, Inbound>,
 }
 
@@ -102,6 +107,8 @@ pub(crate) struct State {
     pub(crate) init: Option<Init>,
     /// Requests sent and not yet answered, with the generation they were sent in.
     pub(crate) pending: HashMap<Id, u64>,
+    /// The 2026-07-28 requests among them (cancelled by closing their exchange).
+    pub(crate) modern: HashSet<Id>,
     pub(crate) get: GetStream,
     pub(crate) closed: bool,
 }
@@ -134,6 +141,11 @@ pub(crate) struct Outgoing {
     pub(crate) initialize: bool,
     /// It is the `notifications/initialized` notification.
     pub(crate) initialized: bool,
+    /// It is a 2026-07-28 request: the headers its POST carries instead of the session's.
+    pub(crate) modern: Option<HeaderMap>,
+    /// It is the cancellation of the 2026-07-28 request with this id: instead of being
+    /// sent, it closes that request's exchange.
+    pub(crate) abort: Option<Id>,
 }
 
 pub(crate) struct Options {
@@ -253,6 +265,7 @@ impl Shared {
                 generation: 0,
                 init: None,
                 pending: HashMap::new(),
+                modern: HashSet::new(),
                 get: GetStream::NotOpened,
                 closed: false,
             }),
@@ -309,7 +322,17 @@ impl Shared {
         body: &str,
         session: &Session,
     ) -> Result<reqwest::Response> {
-        let mut headers = Self::session_headers(session);
+        self.post_with(url, body, Self::session_headers(session))
+            .await
+    }
+
+    /// A POST of `body` with `headers` and those every POST carries.
+    pub(crate) async fn post_with(
+        &self,
+        url: &Url,
+        body: &str,
+        mut headers: HeaderMap,
+    ) -> Result<reqwest::Response> {
         headers.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
@@ -353,6 +376,16 @@ impl Shared {
     pub(crate) async fn send(self: Arc<Self>, out: Outgoing) -> Result<()> {
         // Wait for a new session being started, if any.
         drop(self.reinit.lock().await);
+        if let Some(id) = out.abort {
+            {
+                let mut st = self.state();
+                st.pending.remove(&id);
+                st.modern.remove(&id);
+            }
+            tracing::debug!(%id, "closing the exchange of a cancelled request");
+            self.push(Inbound::Abort(id)).await;
+            return Ok(());
+        }
         let (mode, session) = {
             let mut st = self.state();
             if st.closed {
@@ -361,9 +394,15 @@ impl Shared {
             let generation = st.generation;
             for id in &out.ids {
                 st.pending.insert(id.clone(), generation);
+                if out.modern.is_some() {
+                    st.modern.insert(id.clone());
+                }
             }
             (st.mode.clone(), st.session())
         };
+        if out.modern.is_some() {
+            return self.send_modern(out, session.generation).await;
+        }
         if let Mode::Legacy(endpoint) = &mode {
             return self.send_legacy(endpoint, out).await;
         }
@@ -378,6 +417,7 @@ impl Shared {
             .filter_map(|result| std::future::ready(result.err().map(Inbound::Failed)));
         self.push(Inbound::Spawn(Task {
             generation,
+            request: None,
             stream: stream.boxed(),
         }))
         .await;
@@ -428,12 +468,21 @@ impl Shared {
             }
             return Ok(());
         }
-        self.read_response(resp, &out.ids, session.generation).await;
+        self.read_response(resp, &out.ids, session.generation, false)
+            .await;
         Ok(())
     }
 
-    /// Queues the JSON body of a response, or hands its SSE stream to `recv`.
-    async fn read_response(self: &Arc<Self>, resp: reqwest::Response, ids: &[Id], generation: u64) {
+    /// Queues the JSON body of a response, or hands its SSE stream to `recv`: resumable for a
+    /// session's request, not for a 2026-07-28 one (`modern`), whose revision has no
+    /// resumption and which a cancellation ends by dropping the stream.
+    pub(crate) async fn read_response(
+        self: &Arc<Self>,
+        resp: reqwest::Response,
+        ids: &[Id],
+        generation: u64,
+        modern: bool,
+    ) {
         match body_kind(resp.headers()) {
             Body::Json => match resp.bytes().await {
                 Ok(bytes) => match Message::decode(&bytes) {
@@ -448,7 +497,11 @@ impl Shared {
                 }
             },
             Body::Sse => {
-                let task = SseTask::post(self.clone(), generation, ids.to_vec(), events(resp));
+                let task = if modern {
+                    SseTask::post_once(self.clone(), generation, ids.to_vec(), events(resp))
+                } else {
+                    SseTask::post(self.clone(), generation, ids.to_vec(), events(resp))
+                };
                 self.push(Inbound::Spawn(task)).await;
             }
             Body::Other(ct) => {

@@ -38,6 +38,8 @@ pub(crate) struct SseTask {
     retry: Option<Duration>,
     /// Whether an event arrived on the current connection.
     seen: bool,
+    /// Whether a POST's stream that ends early is resumed with GET (never on 2026-07-28).
+    resumable: bool,
     /// Failed attempts in a row.
     failures: u32,
     /// The delay before the next connection attempt.
@@ -59,6 +61,7 @@ impl SseTask {
             last_event_id: None,
             retry: None,
             seen: false,
+            resumable: true,
             failures: 0,
             delay: None,
             queued: VecDeque::new(),
@@ -75,6 +78,21 @@ impl SseTask {
         events: Events,
     ) -> Task {
         let mut task = SseTask::new(shared, generation, Kind::Post);
+        task.awaiting = awaiting;
+        task.events = Some(events);
+        task.into_task()
+    }
+
+    /// The response stream of a 2026-07-28 request: not resumed if it ends early, and tagged
+    /// with the request so that cancelling it drops the stream.
+    pub(crate) fn post_once(
+        shared: Arc<Shared>,
+        generation: u64,
+        awaiting: Vec<Id>,
+        events: Events,
+    ) -> Task {
+        let mut task = SseTask::new(shared, generation, Kind::Post);
+        task.resumable = false;
         task.awaiting = awaiting;
         task.events = Some(events);
         task.into_task()
@@ -100,12 +118,17 @@ impl SseTask {
 
     fn into_task(self) -> Task {
         let generation = self.generation;
+        let request = match (&self.awaiting[..], self.resumable) {
+            ([id], false) => Some(id.clone()),
+            _ => None,
+        };
         let stream = futures::stream::unfold(self, |mut task| async move {
             let item = task.next().await?;
             Some((item, task))
         });
         Task {
             generation,
+            request,
             stream: stream.boxed(),
         }
     }
@@ -178,6 +201,10 @@ impl SseTask {
         if self.kind == Kind::Post {
             if self.awaiting.is_empty() {
                 self.done = true;
+                return;
+            }
+            if !self.resumable {
+                self.give_up("protocol 2026-07-28 has no resumption");
                 return;
             }
             if self.last_event_id.is_none() {

@@ -1,0 +1,446 @@
+//! The typed calls of each server feature (tools, resources, prompts, completion, logging,
+//! roots), and the streams that follow a list's pages to the end.
+
+use std::future::Future;
+use std::sync::PoisonError;
+
+use futures::Stream;
+use futures::stream::{self, StreamExt, TryStreamExt};
+use mcp_jsonrpc::{Progress, RequestOptions};
+use mcp_types::{
+    CallTool, CallToolRequestParams, CallToolResult, Complete, CompleteRequestParams,
+    CompleteResult, Cursor, EmptyParams, GetPrompt, GetPromptRequestParams, GetPromptResult,
+    ListPrompts, ListPromptsResult, ListResourceTemplates, ListResourceTemplatesResult,
+    ListResources, ListResourcesResult, ListTools, ListToolsResult, LoggingLevel,
+    PaginatedRequestParams, Prompt, ReadResource, ReadResourceRequestParams, ReadResourceResult,
+    Request, Resource, ResourceRequestParams, ResourceTemplate, Root, RootsListChanged, SetLevel,
+    SetLevelRequestParams, Subscribe, Tool, Unsubscribe,
+};
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use crate::call_options::{CallOptions, Limits};
+use crate::client::Client;
+use crate::error::{Error, Result, Side};
+
+/// A page of a paginated list.
+trait Page: Sized + Send + 'static {
+    type Item: Send + 'static;
+    fn into_parts(self) -> (Vec<Self::Item>, Option<Cursor>);
+}
+
+macro_rules! page {
+    ($result:ty, $item:ty, $field:ident) => {
+        impl Page for $result {
+            type Item = $item;
+            fn into_parts(self) -> (Vec<$item>, Option<Cursor>) {
+                (self.$field, self.next_cursor)
+            }
+        }
+    };
+}
+
+page!(ListToolsResult, Tool, tools);
+page!(ListResourcesResult, Resource, resources);
+page!(
+    ListResourceTemplatesResult,
+    ResourceTemplate,
+    resource_templates
+);
+page!(ListPromptsResult, Prompt, prompts);
+
+impl Client {
+    // ---- tools ----------------------------------------------------------------------------
+
+    /// One page of `tools/list`. Compiles and remembers the tools' output schemas, which
+    /// [`call_tool`](Self::call_tool) checks results against, and their `x-mcp-header`
+    /// parameters, which a call sends as `Mcp-Param-*` headers over Streamable HTTP
+    /// (2026-07-28); the first page (no cursor) replaces what was known. On 2026-07-28 a tool
+    /// whose `x-mcp-header` annotations are invalid is left out, as the revision requires.
+    /// Input schemas are kept as sent: `$ref`s are not followed, and keywords this crate does
+    /// not know survive.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn list_tools(&self, cursor: Option<Cursor>) -> Result<ListToolsResult> {
+        self.require_server(self.has_tools(), "tools")?;
+        let first = cursor.is_none();
+        let mut page = self.request::<ListTools>(paginated(cursor)).await?;
+        let drop_invalid = self.inner.modern.is_some();
+        let shared = &self.inner.shared;
+        shared
+            .tool_headers
+            .update(&mut page.tools, first, drop_invalid);
+        shared.schemas.update(&page.tools, first);
+        Ok(page)
+    }
+
+    /// Every tool, following `nextCursor` to the end (see [`list_tools`](Self::list_tools)).
+    pub fn list_tools_stream(&self) -> impl Stream<Item = Result<Tool>> + Send + '_ {
+        self.paginate(ListTools::METHOD, |client, cursor| {
+            client.list_tools(cursor)
+        })
+    }
+
+    /// Calls a tool.
+    ///
+    /// If the last `tools/list` gave the tool an `outputSchema`, a successful result's
+    /// `structuredContent` is checked against it (with validators compiled once per tool).
+    /// A tool failure is not an error: it is a result with `isError: true`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request), plus [`Error::OutputSchemaMismatch`] and
+    /// [`Error::InvalidOutputSchema`].
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future cancels the call on the server.
+    pub async fn call_tool(&self, params: CallToolRequestParams) -> Result<CallToolResult> {
+        self.call_tool_with(params, CallOptions::default()).await
+    }
+
+    /// Calls a tool with `options`; see [`call_tool`](Self::call_tool).
+    ///
+    /// # Errors
+    ///
+    /// As for [`call_tool`](Self::call_tool).
+    pub async fn call_tool_with(
+        &self,
+        params: CallToolRequestParams,
+        options: CallOptions,
+    ) -> Result<CallToolResult> {
+        self.require_server(self.has_tools(), "tools")?;
+        let name = params.name.clone();
+        let limits = options.limits(&self.inner.defaults);
+        let options = options.to_request_options(&self.inner.defaults);
+        let result = match self.call_tool_once(&params, options.clone(), limits).await {
+            // A server that checks `Mcp-Param-*` refused a call of a tool this client has not
+            // listed, so it sent none: list the tools, then try once more if that taught the
+            // client the tool.
+            Err(Error::HeaderMismatch(refusal))
+                if self.inner.modern.is_some() && !self.inner.shared.tool_headers.knows(&name) =>
+            {
+                tracing::debug!(tool = %name, error = %refusal.message, "listing the tools to learn their header parameters");
+                let listed: Result<Vec<Tool>> = self.list_tools_stream().try_collect().await;
+                if let Err(e) = listed {
+                    tracing::debug!(error = %e, "listing the tools failed");
+                }
+                if !self.inner.shared.tool_headers.knows(&name) {
+                    return Err(Error::HeaderMismatch(refusal));
+                }
+                self.call_tool_once(&params, options, limits).await?
+            }
+            other => other?,
+        };
+        let result: CallToolResult = serde_json::from_str(result.get())
+            .map_err(|e| Error::decode(CallTool::METHOD, "result", e))?;
+        self.inner.shared.schemas.check(&name, &result)?;
+        Ok(result)
+    }
+
+    /// One `tools/call`, with the tool's `Mcp-Param-*` headers as a hint for the transport.
+    async fn call_tool_once(
+        &self,
+        params: &CallToolRequestParams,
+        mut options: RequestOptions,
+        limits: Limits,
+    ) -> Result<Box<RawValue>> {
+        if self.inner.modern.is_some()
+            && let Some(arguments) = &params.arguments
+            && let Some(headers) = self
+                .inner
+                .shared
+                .tool_headers
+                .for_call(&params.name, arguments)
+        {
+            options = options.extension(headers);
+        }
+        self.call(CallTool::METHOD, params, options, limits).await
+    }
+
+    /// Calls a tool and asks for progress: returns the progress receiver and the call's
+    /// future. Progress stops (the receiver ends) when the call completes.
+    ///
+    /// ```no_run
+    /// # async fn f(client: mcp_client::Client) -> mcp_client::Result<()> {
+    /// use mcp_client::CallOptions;
+    /// use mcp_types::CallToolRequestParams;
+    ///
+    /// let (mut progress, call) =
+    ///     client.call_tool_with_progress(CallToolRequestParams::new("build"), CallOptions::new());
+    /// let watch = async {
+    ///     while let Some(p) = progress.recv().await {
+    ///         tracing::info!(progress = p.progress, total = ?p.total, "building");
+    ///     }
+    /// };
+    /// let (result, ()) = futures::join!(call, watch);
+    /// # result.map(drop) }
+    /// ```
+    pub fn call_tool_with_progress(
+        &self,
+        params: CallToolRequestParams,
+        options: CallOptions,
+    ) -> (
+        mpsc::Receiver<Progress>,
+        impl Future<Output = Result<CallToolResult>> + Send + '_,
+    ) {
+        let (tx, rx) = mpsc::channel(PROGRESS_CAPACITY);
+        (rx, self.call_tool_with(params, options.progress(tx)))
+    }
+
+    // ---- resources ------------------------------------------------------------------------
+
+    /// One page of `resources/list`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn list_resources(&self, cursor: Option<Cursor>) -> Result<ListResourcesResult> {
+        self.require_server(self.has_resources(), "resources")?;
+        self.request::<ListResources>(paginated(cursor)).await
+    }
+
+    /// Every resource, following `nextCursor` to the end.
+    pub fn list_resources_stream(&self) -> impl Stream<Item = Result<Resource>> + Send + '_ {
+        self.paginate(ListResources::METHOD, |client, cursor| {
+            client.list_resources(cursor)
+        })
+    }
+
+    /// One page of `resources/templates/list`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<Cursor>,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.require_server(self.has_resources(), "resources")?;
+        self.request::<ListResourceTemplates>(paginated(cursor))
+            .await
+    }
+
+    /// Every resource template, following `nextCursor` to the end.
+    pub fn list_resource_templates_stream(
+        &self,
+    ) -> impl Stream<Item = Result<ResourceTemplate>> + Send + '_ {
+        self.paginate(ListResourceTemplates::METHOD, |client, cursor| {
+            client.list_resource_templates(cursor)
+        })
+    }
+
+    /// Reads the resource at `uri` (`resources/read`).
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn read_resource(&self, uri: impl Into<String>) -> Result<ReadResourceResult> {
+        self.require_server(self.has_resources(), "resources")?;
+        self.request::<ReadResource>(ReadResourceRequestParams::new(uri))
+            .await
+    }
+
+    /// Subscribes to updates of the resource at `uri` (`resources/subscribe`); updates arrive
+    /// at [`ClientHandler::on_resource_updated`](crate::ClientHandler::on_resource_updated).
+    /// Handshake era only: [`listen`](Self::listen) works in both.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request); [`Error::NotInRevision`] on 2026-07-28.
+    pub async fn subscribe(&self, uri: impl Into<String>) -> Result<()> {
+        self.require_server(
+            self.server_capabilities().supports_resource_subscriptions(),
+            "resources.subscribe",
+        )?;
+        self.request::<Subscribe>(ResourceRequestParams::new(uri))
+            .await
+            .map(drop)
+    }
+
+    /// Ends a subscription (`resources/unsubscribe`). Handshake era only.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request); [`Error::NotInRevision`] on 2026-07-28.
+    pub async fn unsubscribe(&self, uri: impl Into<String>) -> Result<()> {
+        self.require_server(
+            self.server_capabilities().supports_resource_subscriptions(),
+            "resources.subscribe",
+        )?;
+        self.request::<Unsubscribe>(ResourceRequestParams::new(uri))
+            .await
+            .map(drop)
+    }
+
+    // ---- prompts --------------------------------------------------------------------------
+
+    /// One page of `prompts/list`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn list_prompts(&self, cursor: Option<Cursor>) -> Result<ListPromptsResult> {
+        self.require_server(self.has_prompts(), "prompts")?;
+        self.request::<ListPrompts>(paginated(cursor)).await
+    }
+
+    /// Every prompt, following `nextCursor` to the end.
+    pub fn list_prompts_stream(&self) -> impl Stream<Item = Result<Prompt>> + Send + '_ {
+        self.paginate(ListPrompts::METHOD, |client, cursor| {
+            client.list_prompts(cursor)
+        })
+    }
+
+    /// Gets a prompt (`prompts/get`).
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn get_prompt(&self, params: GetPromptRequestParams) -> Result<GetPromptResult> {
+        self.require_server(self.has_prompts(), "prompts")?;
+        self.request::<GetPrompt>(params).await
+    }
+
+    // ---- completion and logging -----------------------------------------------------------
+
+    /// Asks for completions of an argument (`completion/complete`).
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
+        self.require_server(
+            self.server_capabilities().completions.is_some(),
+            "completions",
+        )?;
+        self.request::<Complete>(params).await
+    }
+
+    /// Sets the level of the log messages the server sends: `logging/setLevel` in the
+    /// handshake era; on 2026-07-28, which removed it, every later request carries the level
+    /// in its `_meta` (`io.modelcontextprotocol/logLevel`), and nothing is sent now.
+    ///
+    /// # Errors
+    ///
+    /// As for [`request`](Self::request).
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<()> {
+        self.require_server(self.server_capabilities().logging.is_some(), "logging")?;
+        if let Some(modern) = &self.inner.modern {
+            modern.set_log_level(level);
+            return Ok(());
+        }
+        self.request::<SetLevel>(SetLevelRequestParams::new(level))
+            .await
+            .map(drop)
+    }
+
+    // ---- roots ----------------------------------------------------------------------------
+
+    /// The roots the client currently offers.
+    pub fn roots(&self) -> Vec<Root> {
+        self.inner.shared.roots()
+    }
+
+    /// Replaces the roots and, if the client declared `roots.listChanged`, sends
+    /// `notifications/roots/list_changed` (handshake era; on 2026-07-28 the server asks for
+    /// the roots when it needs them, so nothing is sent).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CapabilityNotDeclared`] if the client did not declare `roots`;
+    /// [`Error::Closed`] if the connection is closed.
+    ///
+    /// # Cancel safety
+    ///
+    /// The roots are replaced at once; dropping the future may or may not send the
+    /// notification.
+    pub async fn set_roots(&self, roots: Vec<Root>) -> Result<()> {
+        let caps = &self.inner.shared.capabilities;
+        let Some(declared) = &caps.roots else {
+            return Err(Error::CapabilityNotDeclared {
+                side: Side::Client,
+                capability: "roots",
+            });
+        };
+        *self
+            .inner
+            .shared
+            .roots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = roots;
+        if declared.list_changed == Some(true) && self.inner.modern.is_none() {
+            self.notify::<RootsListChanged>(EmptyParams::default())
+                .await?;
+        }
+        Ok(())
+    }
+
+    fn has_tools(&self) -> bool {
+        self.server_capabilities().tools.is_some()
+    }
+
+    fn has_resources(&self) -> bool {
+        self.server_capabilities().resources.is_some()
+    }
+
+    fn has_prompts(&self) -> bool {
+        self.server_capabilities().prompts.is_some()
+    }
+
+    // ---- pagination -----------------------------------------------------------------------
+
+    fn paginate<'a, P, F, Fut>(
+        &'a self,
+        method: &'static str,
+        fetch: F,
+    ) -> impl Stream<Item = Result<P::Item>> + Send + 'a
+    where
+        P: Page,
+        F: Fn(&'a Client, Option<Cursor>) -> Fut + Copy + Send + 'a,
+        Fut: Future<Output = Result<P>> + Send + 'a,
+    {
+        enum State {
+            Fetch(Option<Cursor>),
+            Fail(Error),
+            Done,
+        }
+        stream::unfold(State::Fetch(None), move |state| async move {
+            match state {
+                State::Done => None,
+                State::Fail(e) => Some((vec![Err(e)], State::Done)),
+                State::Fetch(cursor) => match fetch(self, cursor.clone()).await {
+                    Err(e) => Some((vec![Err(e)], State::Done)),
+                    Ok(page) => {
+                        let (items, next) = page.into_parts();
+                        let items = items.into_iter().map(Ok).collect();
+                        let state = match next {
+                            None => State::Done,
+                            Some(next) if cursor.as_ref() == Some(&next) => {
+                                State::Fail(Error::Protocol {
+                                    method: method.to_owned(),
+                                    message: format!("the server repeated the cursor {next:?}"),
+                                })
+                            }
+                            Some(next) => State::Fetch(Some(next)),
+                        };
+                        Some((items, state))
+                    }
+                },
+            }
+        })
+        .flat_map(stream::iter)
+    }
+}
+
+/// How many progress notifications [`Client::call_tool_with_progress`] buffers.
+const PROGRESS_CAPACITY: usize = 64;
+
+fn paginated(cursor: Option<Cursor>) -> PaginatedRequestParams {
+    match cursor {
+        Some(c) => PaginatedRequestParams::at(c),
+        None => PaginatedRequestParams::default(),
+    }
+}
