@@ -18,7 +18,7 @@ import anyio
 import mcp_types as types
 from mcp import MCPDeprecationWarning
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, Resolve, Sample
 from pydantic import BaseModel, Field
 
 warnings.simplefilter("ignore", MCPDeprecationWarning)  # logging/sampling are "deprecated" in 2026-07-28
@@ -75,19 +75,28 @@ async def slow(ctx: Context) -> str:
     return "slow done"
 
 
+# ask_user / ask_model ask the client through resolvers (`Resolve(...)`): the SDK picks the transport
+# from the negotiated revision. On 2025-11-25 it sends a real elicitation/create (or sampling/createMessage)
+# request mid-call; on 2026-07-28 (no back-channel) the call first returns `resultType: "input_required"`
+# with the request under `inputRequests`, and the tool body runs when the client retries with the answer.
+# `ctx.elicit` / `ctx.session.create_message` would fail there with "no back-channel".
+def ask_answer() -> Elicit[Answer]:
+    return Elicit("What is your answer?", Answer)
+
+
+def ask_llm(prompt: str) -> Sample:
+    return Sample([types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))], max_tokens=100)
+
+
 @mcp.tool(description="Asks the user (form elicitation) and returns the answer", structured_output=False)
-async def ask_user(ctx: Context) -> str:
-    result = await ctx.elicit("What is your answer?", schema=Answer)
-    return result.data.answer if result.action == "accept" else f"elicitation {result.action}"
+async def ask_user(reply: Annotated[ElicitationResult[Answer], Resolve(ask_answer)]) -> str:
+    return reply.data.answer if isinstance(reply, AcceptedElicitation) else f"elicitation {reply.action}"
 
 
 @mcp.tool(description="Asks the client LLM (sampling) and returns its text", structured_output=False)
-async def ask_model(ctx: Context, prompt: str = "Say hello") -> str:
-    result = await ctx.session.create_message(
-        [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))],
-        max_tokens=100,
-        related_request_id=ctx.request_id,
-    )
+async def ask_model(
+    result: Annotated[types.CreateMessageResult, Resolve(ask_llm)], prompt: str = "Say hello"
+) -> str:
     return result.content.text if result.content.type == "text" else result.content.model_dump_json()
 
 

@@ -105,11 +105,12 @@ async fn probe(peer: &Peer, failure: &FailureSlot, plan: &Plan) -> Result<Negoti
 
 /// Whether the answer to the probe says "not a 2026-07-28 server": any JSON-RPC error other
 /// than the revision's own refusals (-32601 for an unknown method, "no session", an HTTP
-/// error without a JSON-RPC body), no answer in time, or a version refusal that names only
-/// handshake revisions.
+/// error without a JSON-RPC body), no answer in time, a result that is not a discover result,
+/// or a version refusal that names only handshake revisions.
 fn falls_back(e: &Error) -> bool {
     match e {
         Error::Rpc(_) | Error::Timeout(_) => true,
+        Error::Decode { what: "result", .. } => true,
         Error::VersionNotSupported { supported, .. } => {
             !supported.iter().any(|v| MODERN_VERSIONS.contains(v))
         }
@@ -245,6 +246,12 @@ mod tests {
             "server/discover"
         ))));
         assert!(falls_back(&Error::Timeout(Duration::from_secs(1))));
+        let not_discover = serde_json::from_str::<DiscoverResult>("{}").unwrap_err();
+        assert!(falls_back(&Error::Decode {
+            method: "server/discover".into(),
+            what: "result",
+            source: not_discover,
+        }));
         let refusal = |supported: Vec<ProtocolVersion>| Error::VersionNotSupported {
             requested: None,
             supported,

@@ -8,6 +8,9 @@
 //! - `eras`: both protocol eras with real peers: the Python SDK client in auto mode and the
 //!   TypeScript SDK v2 client negotiate 2026-07-28 with `everything-server`; one tool serves
 //!   both eras alike.
+//! - `client_eras`: our client in the 2026-07-28 era against `everything-server` over stdio
+//!   and HTTP: input-required rounds, a subscription, the per-request log level,
+//!   `Mcp-Param-*` headers, a typed capability refusal.
 //! - `server_api`: our client against a server written with `mcp-server`'s handler API
 //!   (state, extractors, `anyhow` errors) over the in-memory pair.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
@@ -15,6 +18,7 @@
 
 mod auth_oauth;
 mod auth_support;
+mod client_eras;
 mod client_inspect;
 mod client_interop;
 mod client_shutdown;

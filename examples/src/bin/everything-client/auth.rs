@@ -1,17 +1,16 @@
 //! The `auth/*` scenarios: an [`OAuthClient`] from mcp-auth joined to the HTTP transport's
-//! [`AuthProvider`] hook, then the scenario's MCP calls, on the stateful wire (initialize)
-//! or the stateless one (2026-07-28: per-request `_meta`).
+//! [`AuthProvider`] hook. The MCP calls that follow are the common ones of `main.rs`, through
+//! `mcp-client` in the era the suite asks for.
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use http::Method;
 use http::header::{HeaderMap, HeaderValue};
 use mcp_auth::{DpopKey, HeadlessUserAgent, IdJagExchange, OAuthClient, Retry, StaticAssertion};
-use mcp_client::Client;
-use mcp_jsonrpc::{BoxError, Config, Connection};
-use mcp_transport_http::client::{AuthChallenge, AuthProvider, StreamableHttpClientTransport};
-use serde_json::{Value, json};
+use mcp_jsonrpc::BoxError;
+use mcp_transport_http::client::{AuthChallenge, AuthProvider};
+use serde_json::Value;
 
 /// The redirect URI announced by the headless user agent (never fetched: the flow stops at
 /// the redirect to it and reads the code from its query).
@@ -21,27 +20,10 @@ const REDIRECT_URI: &str = "http://localhost:8090/callback";
 /// supports them (the URL `auth/basic-cimd` expects).
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
-/// The stateless protocol revision.
-const STATELESS: &str = "2026-07-28";
-
-/// Runs `scenario` (an `auth/*` name) against the MCP server at `url`.
-pub(crate) async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
-    let oauth = oauth_client(scenario, url)?;
-    let stateless = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").is_ok_and(|v| v == STATELESS);
-    let mut transport = StreamableHttpClientTransport::builder(url).auth(OAuthProvider(oauth));
-    if stateless {
-        transport = transport
-            .header("mcp-protocol-version", STATELESS)
-            .legacy_fallback(false);
-    }
-    let transport = transport
-        .build()
-        .with_context(|| format!("bad server url {url:?}"))?;
-    if stateless {
-        stateless_calls(transport).await
-    } else {
-        stateful_calls(transport).await
-    }
+/// The transport's auth hook for `scenario` (an `auth/*` name) against the MCP server at
+/// `url`: an [`OAuthClient`] set up from `MCP_CONFORMANCE_CONTEXT`.
+pub(crate) fn provider(scenario: &str, url: &str) -> anyhow::Result<impl AuthProvider> {
+    Ok(OAuthProvider(oauth_client(scenario, url)?))
 }
 
 /// The OAuth client for `scenario`, with what `MCP_CONFORMANCE_CONTEXT` gives:
@@ -55,10 +37,7 @@ pub(crate) async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
 ///
 /// and a pre-registered identity (secret or private key) when the context gives one.
 fn oauth_client(scenario: &str, url: &str) -> anyhow::Result<OAuthClient> {
-    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
-        Ok(s) => serde_json::from_str(&s).context("MCP_CONFORMANCE_CONTEXT is not JSON")?,
-        Err(_) => Value::Null,
-    };
+    let context = crate::context()?;
     let field = |k: &str| context.get(k).and_then(Value::as_str);
     let mut builder = OAuthClient::builder(url).client_name("mcp-rust-sdk-everything-client");
     builder = if scenario.starts_with("auth/client-credentials") {
@@ -139,70 +118,4 @@ impl AuthProvider for OAuthProvider {
         }
         .boxed()
     }
-}
-
-/// Stateful wire: initialize, list the tools, call the first one.
-async fn stateful_calls(transport: StreamableHttpClientTransport) -> anyhow::Result<()> {
-    let (client, connection) = Client::builder()
-        .client_info(crate::client_info())
-        .connect(transport)
-        .await
-        .context("initialize failed")?;
-    let connection = tokio::spawn(connection);
-    let outcome = async {
-        let tools = client.list_tools(None).await.context("tools/list failed")?;
-        let tool = tools.tools.first().context("the server lists no tools")?;
-        crate::call(&client, &tool.name).await
-    }
-    .await;
-    client.close();
-    crate::join(connection).await;
-    outcome
-}
-
-/// Stateless wire (2026-07-28): no handshake; `tools/list` then `tools/call` of the first
-/// tool, each with the `_meta` the revision requires.
-async fn stateless_calls(transport: StreamableHttpClientTransport) -> anyhow::Result<()> {
-    let (connection, peer) = Connection::new(transport, (), Config::default());
-    let connection = tokio::spawn(connection.run());
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": STATELESS,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": crate::client_info(),
-    });
-    let request = |method: &'static str, params: Value| {
-        let peer = peer.clone();
-        async move {
-            let params = serde_json::value::to_raw_value(&params)?;
-            let result = peer
-                .request(method, Some(params))
-                .await
-                .with_context(|| format!("{method} failed"))?;
-            anyhow::Ok(serde_json::from_str::<Value>(result.get())?)
-        }
-    };
-    let outcome = async {
-        let tools = request("tools/list", json!({"_meta": meta})).await?;
-        let Some(name) = tools["tools"][0]["name"].as_str() else {
-            bail!("the server lists no tools: {tools}");
-        };
-        let result = request(
-            "tools/call",
-            json!({"name": name, "arguments": {}, "_meta": meta}),
-        )
-        .await?;
-        tracing::info!(%result, "tool result");
-        if result["isError"] == true {
-            bail!("tool {name} returned isError: {result}");
-        }
-        Ok(())
-    }
-    .await;
-    peer.close();
-    match connection.await {
-        Ok(Err(e)) => tracing::debug!("connection ended with {e}"),
-        Err(e) => tracing::warn!("connection task failed: {e}"),
-        Ok(Ok(())) => {}
-    }
-    outcome
 }
