@@ -1,8 +1,9 @@
 //! The client side: [`StreamableHttpClientTransport`], a [`Transport`] over `reqwest`.
 //!
-//! It speaks Streamable HTTP (protocol revisions 2025-03-26 to 2025-11-25) and falls back to
-//! the legacy HTTP+SSE transport of 2024-11-05 when the server refuses the POST of
-//! `initialize`.
+//! It speaks Streamable HTTP in both protocol eras: sessions opened by `initialize`
+//! (revisions 2025-03-26 to 2025-11-25, falling back to the legacy HTTP+SSE transport of
+//! 2024-11-05 when the server refuses the POST of `initialize`), and the stateless requests of
+//! 2026-07-28, told apart per request by the version their `_meta` names.
 //!
 //! ```no_run
 //! use mcp_jsonrpc::{Config, Connection};
@@ -39,6 +40,22 @@
 //! - Once `notifications/initialized` has been accepted, the transport opens the standalone
 //!   GET stream (a 405 means the server offers none).
 //! - [`Transport::close`] ends the session with DELETE (a 405 is fine).
+//!
+//! # 2026-07-28 requests
+//!
+//! A request whose `params._meta` names a protocol version of the stateless era
+//! (`io.modelcontextprotocol/protocolVersion`, which `mcp-client` sets on every request of
+//! that era) is sent without `Mcp-Session-Id`, with `MCP-Protocol-Version` (that version),
+//! `Mcp-Method`, `Mcp-Name` for `tools/call` and `prompts/get` (the name) and
+//! `resources/read` (the URI), and the `Mcp-Param-*` headers of the request's
+//! [`McpParamHeaders`](mcp_types::McpParamHeaders) extension (set by the sender with
+//! [`RequestOptions::extension`](mcp_jsonrpc::RequestOptions::extension)). Names and values
+//! that are not plain visible ASCII go as `=?base64?...?=`. Its answer is JSON or an SSE
+//! stream, never resumed (the revision has no resumption); an error status with a JSON-RPC
+//! body gives that error (say -32022), one without gives -32603 with `data.status`, which is
+//! how a dual-era client tells a server of the other era. Cancelling such a request drops its
+//! exchange: closing the stream is the revision's cancellation, and no
+//! `notifications/cancelled` is POSTed. No GET stream is opened and nothing is DELETEd.
 //!
 //! # Reconnection and resumption
 //!

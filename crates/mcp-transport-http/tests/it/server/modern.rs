@@ -267,3 +267,63 @@ async fn notifications_are_accepted_and_legacy_sessions_are_unchanged() {
         .unwrap();
     assert_eq!(json_body(res).await["result"]["y"], 2);
 }
+
+/// Our client transport on the 2026-07-28 wire: a request whose `_meta` names the version
+/// goes without a session, with the headers the server checks (`Mcp-Name` and
+/// `Mcp-Param-*` encoded where needed); dropping a pending one closes its exchange, which
+/// the server takes as cancellation; a refusal keeps its JSON-RPC error.
+#[tokio::test]
+async fn the_client_transport_speaks_the_revision() {
+    use mcp_jsonrpc::{Config, Connection, RequestOptions};
+    use mcp_transport_http::client::StreamableHttpClientTransport;
+
+    let server = start(StreamableHttpService::builder()).await;
+    let transport = StreamableHttpClientTransport::new(server.url.as_str()).unwrap();
+    let (connection, peer) = Connection::new(transport, (), Config::default());
+    tokio::spawn(connection.run());
+    let raw = |v: Value| Some(serde_json::value::to_raw_value(&v).unwrap());
+
+    let mut params = json!({"name": "weather", "arguments": {"region": " Zürich "}});
+    params["_meta"] = meta();
+    let mut headers = mcp_types::McpParamHeaders::new();
+    headers.insert("Region", " Zürich ");
+    let options = RequestOptions::new().extension(headers);
+    let result = peer
+        .request_with("tools/call", raw(params), options)
+        .await
+        .unwrap();
+    let result: Value = serde_json::from_str(result.get()).unwrap();
+    // The server found the header, decoded it, and matched it against the argument.
+    assert_eq!(result["has_params"], true);
+    assert_eq!(result["region"], " Zürich ");
+    assert_eq!(server.sessions_started.load(Ordering::SeqCst), 1);
+
+    // A refusal (400, here for the capabilities missing from `_meta`): the server's error
+    // reaches the caller as sent.
+    let half = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}});
+    match peer.request("echo", raw(half)).await {
+        Err(mcp_jsonrpc::Error::Rpc(e)) => assert_eq!(e.code.0, -32602),
+        other => panic!("expected -32602, got {other:?}"),
+    }
+
+    // Dropped while pending: the exchange closes, and the server drops the handler.
+    for notify in [false, true] {
+        let mut params = json!({"notify": notify});
+        params["_meta"] = meta();
+        let pending = peer.request("hang", raw(params));
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), pending)
+                .await
+                .is_err()
+        );
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while server.dropped.load(Ordering::SeqCst) < 2 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "both handlers are dropped"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    peer.close();
+}
