@@ -30,8 +30,10 @@ impl CallOptions {
         Self::default()
     }
 
-    /// Fails the call with [`Error::Timeout`] if no response (and no progress, for calls with
-    /// a progress sink) arrives within `timeout`. Overrides
+    /// Fails the call with [`Error::Timeout`](crate::Error::Timeout) if no response (and no
+    /// progress, for calls with a progress sink) arrives within `timeout`. On 2026-07-28, where
+    /// a call may take several requests, each request and each answering of the server's input
+    /// (by the installed handlers) has this long. Overrides
     /// [`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout).
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {

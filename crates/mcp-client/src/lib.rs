@@ -1,59 +1,46 @@
-//! A Model Context Protocol client: connects a host application to any MCP server.
+//! A Model Context Protocol client: connects a host application to any MCP server, in either
+//! protocol era.
 //!
-//! - [`Client::builder`] configures the client (its info, handlers, timeouts) and
-//!   [`ClientBuilder::connect`] performs the `initialize` handshake over any
-//!   [`Transport`]. Like hyper's `handshake`, it returns the [`Client`] handle together with
-//!   the [`Connection`] future that drives the connection; the library never spawns, so the
-//!   caller runs that future (spawned, or inside a `select!`). The handshake itself polls the
-//!   connection, so `connect(..).await` works before anything is spawned.
+//! - [`Client::builder`] configures the client (its info, handlers, timeouts, the era) and
+//!   [`ClientBuilder::connect`] runs the opening exchange over any [`Transport`]: by default
+//!   ([`EraChoice::Auto`]) `server/discover`, speaking 2026-07-28 if the server answers it,
+//!   else `initialize` and a session of the handshake revisions. Like hyper's `handshake`, it
+//!   returns the [`Client`] handle together with the [`Connection`] future that drives the
+//!   connection; the library never spawns, so the caller runs that future (spawned, or
+//!   inside a `select!`). The opening exchange polls the connection itself, so
+//!   `connect(..).await` works before anything is spawned.
 //! - Typed calls for every server request: tools (with `structuredContent` checked against
 //!   the tool's `outputSchema`), resources, prompts, completion, logging, ping, and
 //!   [`Client::request`] for any [`mcp_types::Request`]. List calls come as one page
 //!   (`list_tools(cursor)`) or as a [`Stream`](futures::Stream) over every page
-//!   (`list_tools_stream()`).
-//! - The server's notifications reach a [`ClientHandler`] in order; its requests reach the
-//!   [`SamplingHandler`] and [`ElicitationHandler`] the application installed, and
-//!   `roots/list` is answered from [`Client::set_roots`]. The declared capabilities follow
-//!   from what is installed; a request whose capability the client did not declare is
-//!   answered -32601.
+//!   (`list_tools_stream()`). [`Client::listen`] subscribes to list changes and resource
+//!   updates as a stream.
+//! - What the server asks of the client reaches the [`SamplingHandler`] and
+//!   [`ElicitationHandler`] the application installed, and roots come from
+//!   [`Client::set_roots`]: as server requests in the handshake era, as the input requests of
+//!   an `input_required` result on 2026-07-28 (answered, and the request sent again, until the
+//!   result is complete). The declared capabilities follow from what is installed; a request
+//!   whose capability the client did not declare is answered -32601. The server's
+//!   notifications reach a [`ClientHandler`] in order.
 //!
 //! # Example
 //!
-//! A client against a tiny in-memory server made from `mcp-jsonrpc`:
+//! A client and a server made with `mcp-server`, over the in-memory transport pair:
 //!
 //! ```
 //! use mcp_client::Client;
-//! use mcp_jsonrpc::{memory, to_raw_value, Config, Connection, ErrorObject, Handler, Request,
-//!     RequestContext};
-//! use mcp_types::{CallToolRequestParams, CallToolResult, Implementation, InitializeResult,
-//!     ProtocolVersion, ServerCapabilities};
-//! use serde_json::value::RawValue;
-//!
-//! struct TinyServer;
-//!
-//! impl Handler for TinyServer {
-//!     async fn handle_request(
-//!         &self,
-//!         request: Request,
-//!         _ctx: RequestContext,
-//!     ) -> Result<Box<RawValue>, ErrorObject> {
-//!         match &*request.method {
-//!             "initialize" => to_raw_value(&InitializeResult::new(
-//!                 ProtocolVersion::V2025_06_18,
-//!                 ServerCapabilities::default(),
-//!                 Implementation::new("tiny", "1.0"),
-//!             )),
-//!             "tools/call" => to_raw_value(&CallToolResult::text("hello")),
-//!             other => Err(ErrorObject::method_not_found(other)),
-//!         }
-//!     }
-//! }
+//! use mcp_server::{Server, Tool};
+//! use mcp_types::{CallToolRequestParams, Era, Implementation, ProtocolVersion};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let (client_end, server_end) = memory::pair(16);
-//! let (server, _) = Connection::new(server_end, TinyServer, Config::default());
-//! tokio::spawn(server.run());
+//! let server = Server::builder()
+//!     .name("tiny")
+//!     .version("1.0")
+//!     .tool(Tool::new("greet", || async { "hello" }))
+//!     .build();
+//! let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
+//! tokio::spawn(async move { server.serve(server_end).await });
 //!
 //! let (client, connection) = Client::builder()
 //!     .client_info(Implementation::new("my-host", "0.1.0"))
@@ -62,7 +49,9 @@
 //! let connection = tokio::spawn(connection);
 //!
 //! assert_eq!(client.server_info().name, "tiny");
-//! assert_eq!(*client.protocol_version(), ProtocolVersion::V2025_06_18);
+//! // Both sides speak the stateless revision, so that is what the client chose.
+//! assert_eq!(client.era(), Era::Stateless);
+//! assert_eq!(*client.protocol_version(), ProtocolVersion::V2026_07_28);
 //! let result = client.call_tool(CallToolRequestParams::new("greet")).await?;
 //! assert_eq!(result.content[0].as_text(), Some("hello"));
 //!
@@ -74,10 +63,14 @@
 //!
 //! # Errors
 //!
-//! One [`Error`]: the server's JSON-RPC error ([`Error::Rpc`] with code, message and data),
+//! One [`Error`]: the server's JSON-RPC error ([`Error::Rpc`] with code, message and data;
+//! the refusals of 2026-07-28 typed as [`Error::HeaderMismatch`] (-32020),
+//! [`Error::MissingClientCapability`] (-32021) and [`Error::VersionNotSupported`] (-32022)),
 //! [`Error::Timeout`], [`Error::Closed`] (with the transport's error as its source when the
 //! transport failed), [`Error::Decode`], [`Error::UnsupportedProtocolVersion`],
-//! [`Error::OutputSchemaMismatch`], [`Error::CapabilityNotDeclared`].
+//! [`Error::OutputSchemaMismatch`], [`Error::CapabilityNotDeclared`],
+//! [`Error::NotInRevision`] (a method the negotiated revision removed), and for input rounds
+//! [`Error::InputRequest`] and [`Error::TooManyInputRounds`].
 //!
 //! # Timeouts
 //!
@@ -90,18 +83,36 @@
 //!
 //! # Protocol revisions
 //!
-//! The client speaks 2024-11-05 to 2025-11-25 ([`SUPPORTED_VERSIONS`]): it proposes
-//! 2025-11-25 (or [`ClientBuilder::protocol_version`]) and disconnects with
-//! [`Error::UnsupportedProtocolVersion`] if the server chooses anything else. The stateless
-//! revision 2026-07-28 is not spoken yet; the negotiated era is kept ([`Client::era`]) and
-//! every call goes through [`Client::request_with`], where it will plug in.
+//! The client speaks 2024-11-05 to 2026-07-28 ([`SUPPORTED_VERSIONS`]), in two eras:
+//!
+//! - **Handshake era** ([`HANDSHAKE_VERSIONS`]): `initialize` proposes 2025-11-25 (or
+//!   [`ClientBuilder::protocol_version`]); the client disconnects with
+//!   [`Error::UnsupportedProtocolVersion`] if the server chooses a version it does not speak.
+//! - **2026-07-28** ([`MODERN_VERSIONS`]): `server/discover` first (retried once at a version
+//!   a -32022 refusal names); then every request carries the client's `_meta` (version,
+//!   capabilities, info, and the level of [`Client::set_logging_level`]); an `input_required`
+//!   result is answered through the handlers, with `requestState` echoed only when the server
+//!   gave one, at most [`ClientBuilder::max_input_rounds`] times in a row; the methods the
+//!   revision removed fail with [`Error::NotInRevision`] (but [`Client::ping`], which sends
+//!   `server/discover`, and [`Client::set_logging_level`], which sets the `_meta` level).
+//!   Tools whose `x-mcp-header` annotations are invalid are dropped from `tools/list`; the
+//!   others' header arguments are handed to the transport as `Mcp-Param-*` hints. An
+//!   optional response cache ([`ClientBuilder::response_cache`]) keeps list and read results
+//!   for their `ttlMs`.
+//!
+//! [`ClientBuilder::era`] chooses: [`EraChoice::Auto`] (the default) follows the revision's
+//! dual-era rules, [`EraChoice::Modern`] and [`EraChoice::Legacy`] speak one era only.
+//! [`ClientBuilder::era_memory`] spares reconnects the probe. [`Client::era`] and
+//! [`Client::protocol_version`] tell what was negotiated.
 //!
 //! # Cargo features
 //!
-//! None. The crate depends on `mcp-types`, `mcp-jsonrpc`, `tokio` (`sync` and `time` only),
-//! `futures`, `serde`, `serde_json`, `thiserror`, `tracing` and `jsonschema` (without its
-//! default features: no remote `$ref` resolution). The timers need a tokio runtime with time
-//! enabled.
+//! - `jsonschema`: validate `structuredContent` against each tool's `outputSchema` (without
+//!   it, only its presence is checked).
+//!
+//! The crate depends on `mcp-types`, `mcp-jsonrpc`, `tokio` (`sync` and `time` only),
+//! `futures`, `serde`, `serde_json`, `thiserror` and `tracing`. The timers need a tokio
+//! runtime with time enabled.
 //!
 //! # Cancel safety
 //!
@@ -114,6 +125,7 @@
 //! - [`Connection`]: dropping it tears the connection down; pending calls fail with
 //!   [`Error::Closed`].
 //! - [`Client::closed`] is cancel-safe.
+//! - [`Subscription`]: dropping it ends the subscription (see its docs).
 
 mod builder;
 mod cache;
