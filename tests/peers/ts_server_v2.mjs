@@ -171,7 +171,7 @@ const jsonRpcError = (status, code, message) =>
 async function serveHttp(port) {
   // 2026-07-28: one fresh server per request; 2025-era traffic is routed to `legacy` below instead of
   // the SDK's stateless fallback (a stateless 2025 server cannot send elicitation/sampling requests).
-  const modern = createMcpHandler(createServer, { legacy: 'reject', onerror: (e) => console.error('ts_server_v2:', e) });
+  const modern = createMcpHandler(createServer, { legacy: 'reject', onerror: (e) => console.error(`ts_server_v2: ${e?.message ?? e}`) });
   const sessions = new Map();
 
   async function legacy(request) {
@@ -246,6 +246,6 @@ const httpIndex = process.argv.indexOf('--http');
 if (httpIndex !== -1) {
   await serveHttp(Number(process.argv[httpIndex + 1] ?? 3000));
 } else {
-  serveStdio(createServer, { onerror: (e) => console.error('ts_server_v2:', e) });
+  serveStdio(createServer, { onerror: (e) => console.error(`ts_server_v2: ${e?.message ?? e}`) });
   console.error('ts_server_v2 running on stdio');
 }
