@@ -135,6 +135,7 @@ mod builder;
 mod error;
 mod legacy;
 mod modern;
+mod options;
 mod request;
 mod session;
 mod shared;
@@ -155,8 +156,9 @@ use mcp_types::{Cancelled, CancelledNotificationParams, Initialize, Initialized,
 use tokio::sync::mpsc;
 
 pub use auth::{AuthChallenge, AuthProvider, AuthProviderFn, auth_provider_fn};
-pub use builder::{HeaderProvider, Reconnect, StreamableHttpClientTransportBuilder};
+pub use builder::StreamableHttpClientTransportBuilder;
 pub use error::{Error, Result};
+pub use options::{HeaderProvider, Reconnect};
 
 use shared::{Inbound, Init, Mode, Outgoing, Shared, Task};
 

@@ -18,9 +18,8 @@ use reqwest::{Method, StatusCode, Url};
 use tokio::sync::mpsc;
 
 use super::auth::AuthProvider;
-use super::builder::{HeaderProvider, Reconnect};
 use super::error::{Error, Result, snippet};
-use super::sse::SseTask;
+use super::options::{HeaderProvider, Options, Reconnect};
 
 /// `Mcp-Session-Id`.
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -146,18 +145,6 @@ pub(crate) struct Outgoing {
     /// It is the cancellation of the 2026-07-28 request with this id: instead of being
     /// sent, it closes that request's exchange.
     pub(crate) abort: Option<Id>,
-}
-
-pub(crate) struct Options {
-    pub(crate) http: reqwest::Client,
-    pub(crate) url: Url,
-    pub(crate) headers: HeaderMap,
-    pub(crate) provider: Option<Arc<dyn HeaderProvider>>,
-    pub(crate) auth: Option<Arc<dyn AuthProvider>>,
-    pub(crate) max_auth_retries: u32,
-    pub(crate) reconnect: Reconnect,
-    pub(crate) legacy_fallback: bool,
-    pub(crate) timeout: Duration,
 }
 
 /// The outcome of the last [`AuthProvider::on_unauthorized`] call.
@@ -471,72 +458,6 @@ impl Shared {
         self.read_response(resp, &out.ids, session.generation, false)
             .await;
         Ok(())
-    }
-
-    /// Queues the JSON body of a response, or hands its SSE stream to `recv`: resumable for a
-    /// session's request, not for a 2026-07-28 one (`modern`), whose revision has no
-    /// resumption and which a cancellation ends by dropping the stream.
-    pub(crate) async fn read_response(
-        self: &Arc<Self>,
-        resp: reqwest::Response,
-        ids: &[Id],
-        generation: u64,
-        modern: bool,
-    ) {
-        match body_kind(resp.headers()) {
-            Body::Json => match resp.bytes().await {
-                Ok(bytes) => match Message::decode(&bytes) {
-                    Message::Invalid(invalid) => {
-                        let error = Error::InvalidResponse(invalid.error.message);
-                        let _ = self.fail_or_err(ids, error).await;
-                    }
-                    msg => self.push(Inbound::Message(msg)).await,
-                },
-                Err(e) => {
-                    let _ = self.fail_or_err(ids, e.into()).await;
-                }
-            },
-            Body::Sse => {
-                let task = if modern {
-                    SseTask::post_once(self.clone(), generation, ids.to_vec(), events(resp))
-                } else {
-                    SseTask::post(self.clone(), generation, ids.to_vec(), events(resp))
-                };
-                self.push(Inbound::Spawn(task)).await;
-            }
-            Body::Other(ct) => {
-                let _ = self.fail_or_err(ids, Error::ContentType(ct)).await;
-            }
-        }
-    }
-
-    /// Opens the standalone GET stream, once per session. The first GET is made here, so
-    /// the stream is open (or refused) before the caller's next message goes out; `recv`
-    /// drives it from then on.
-    async fn open_get_stream(self: &Arc<Self>) {
-        let (generation, session) = {
-            let mut st = self.state();
-            if !matches!(st.mode, Mode::Streamable) || st.get != GetStream::NotOpened {
-                return;
-            }
-            st.get = GetStream::Open;
-            (st.generation, st.session())
-        };
-        // Bounded: a server that never answers the GET must not hold the `initialized` send.
-        // A timed-out first attempt is retried by the stream task, which `recv` drives.
-        let first = match tokio::time::timeout(self.timeout, self.get(&session, None)).await {
-            Ok(first) => first,
-            Err(_) => {
-                tracing::warn!(timeout = ?self.timeout, "the get stream got no answer in time");
-                Err(Error::Timeout("the response to the get stream"))
-            }
-        };
-        self.push(Inbound::Spawn(SseTask::get_after(
-            self.clone(),
-            generation,
-            first,
-        )))
-        .await;
     }
 
     /// Ends the session with DELETE (streamable HTTP with a session only).

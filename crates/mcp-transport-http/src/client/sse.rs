@@ -16,7 +16,9 @@ use mcp_jsonrpc::{Id, Message, Response};
 use reqwest::StatusCode;
 
 use super::error::Error;
-use super::shared::{Events, GetStream, Inbound, Shared, Task, is_sse};
+use super::shared::{
+    Body, Events, GetStream, Inbound, Mode, Shared, Task, body_kind, events, is_sse,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -310,7 +312,7 @@ impl SseTask {
             self.give_up("the get response is not an sse stream");
             return;
         }
-        self.events = Some(super::shared::events(resp));
+        self.events = Some(events(resp));
     }
 }
 
@@ -333,4 +335,73 @@ pub(crate) fn legacy(events: Events) -> BoxStream<'static, Inbound> {
         }
     })
     .boxed()
+}
+
+/// The SSE side of the exchanges: reading a POST's answer, opening the GET stream.
+impl Shared {
+    /// Queues the JSON body of a response, or hands its SSE stream to `recv`: resumable for a
+    /// session's request, not for a 2026-07-28 one (`modern`), whose revision has no
+    /// resumption and which a cancellation ends by dropping the stream.
+    pub(crate) async fn read_response(
+        self: &Arc<Self>,
+        resp: reqwest::Response,
+        ids: &[Id],
+        generation: u64,
+        modern: bool,
+    ) {
+        match body_kind(resp.headers()) {
+            Body::Json => match resp.bytes().await {
+                Ok(bytes) => match Message::decode(&bytes) {
+                    Message::Invalid(invalid) => {
+                        let error = Error::InvalidResponse(invalid.error.message);
+                        let _ = self.fail_or_err(ids, error).await;
+                    }
+                    msg => self.push(Inbound::Message(msg)).await,
+                },
+                Err(e) => {
+                    let _ = self.fail_or_err(ids, e.into()).await;
+                }
+            },
+            Body::Sse => {
+                let task = if modern {
+                    SseTask::post_once(self.clone(), generation, ids.to_vec(), events(resp))
+                } else {
+                    SseTask::post(self.clone(), generation, ids.to_vec(), events(resp))
+                };
+                self.push(Inbound::Spawn(task)).await;
+            }
+            Body::Other(ct) => {
+                let _ = self.fail_or_err(ids, Error::ContentType(ct)).await;
+            }
+        }
+    }
+
+    /// Opens the standalone GET stream, once per session. The first GET is made here, so
+    /// the stream is open (or refused) before the caller's next message goes out; `recv`
+    /// drives it from then on.
+    pub(crate) async fn open_get_stream(self: &Arc<Self>) {
+        let (generation, session) = {
+            let mut st = self.state();
+            if !matches!(st.mode, Mode::Streamable) || st.get != GetStream::NotOpened {
+                return;
+            }
+            st.get = GetStream::Open;
+            (st.generation, st.session())
+        };
+        // Bounded: a server that never answers the GET must not hold the `initialized` send.
+        // A timed-out first attempt is retried by the stream task, which `recv` drives.
+        let first = match tokio::time::timeout(self.timeout, self.get(&session, None)).await {
+            Ok(first) => first,
+            Err(_) => {
+                tracing::warn!(timeout = ?self.timeout, "the get stream got no answer in time");
+                Err(Error::Timeout("the response to the get stream"))
+            }
+        };
+        self.push(Inbound::Spawn(SseTask::get_after(
+            self.clone(),
+            generation,
+            first,
+        )))
+        .await;
+    }
 }
