@@ -72,29 +72,18 @@ impl SseTask {
         }
     }
 
-    /// The response stream of a POST carrying the requests `awaiting`.
+    /// The response stream of a POST carrying the requests `awaiting`: resumed with GET when
+    /// it ends early if `resumable`; a 2026-07-28 request's stream is not (the revision has no
+    /// resumption), and is tagged with the request so that cancelling it drops the stream.
     pub(crate) fn post(
         shared: Arc<Shared>,
         generation: u64,
         awaiting: Vec<Id>,
         events: Events,
+        resumable: bool,
     ) -> Task {
         let mut task = SseTask::new(shared, generation, Kind::Post);
-        task.awaiting = awaiting;
-        task.events = Some(events);
-        task.into_task()
-    }
-
-    /// The response stream of a 2026-07-28 request: not resumed if it ends early, and tagged
-    /// with the request so that cancelling it drops the stream.
-    pub(crate) fn post_once(
-        shared: Arc<Shared>,
-        generation: u64,
-        awaiting: Vec<Id>,
-        events: Events,
-    ) -> Task {
-        let mut task = SseTask::new(shared, generation, Kind::Post);
-        task.resumable = false;
+        task.resumable = resumable;
         task.awaiting = awaiting;
         task.events = Some(events);
         task.into_task()
@@ -363,11 +352,8 @@ impl Shared {
                 }
             },
             Body::Sse => {
-                let task = if modern {
-                    SseTask::post_once(self.clone(), generation, ids.to_vec(), events(resp))
-                } else {
-                    SseTask::post(self.clone(), generation, ids.to_vec(), events(resp))
-                };
+                let stream = events(resp);
+                let task = SseTask::post(self.clone(), generation, ids.to_vec(), stream, !modern);
                 self.push(Inbound::Spawn(task)).await;
             }
             Body::Other(ct) => {
