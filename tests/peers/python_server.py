@@ -7,6 +7,8 @@ Usage:
 
 Same surface as ts_server.mjs: tools echo/add/slow/ask_user/ask_model/fail, resource test://hello,
 template test://items/{id}, prompt greet(name), logging, completion. Diagnostics go to stderr only.
+One process serves both protocol eras: 2025-11-25 (initialize handshake) and 2026-07-28 (server/discover,
+per-request _meta, input_required results); the client's requests pick the era.
 """
 
 import argparse

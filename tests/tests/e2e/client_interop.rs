@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use futures::TryStreamExt as _;
-use mcp_client::{CallOptions, Client, ClientBuilder, RequestContext};
+use mcp_client::{CallOptions, Client, ClientBuilder, EraChoice, RequestContext};
 use mcp_transport_stdio::ChildProcessBuilder;
 use mcp_types::{
     CallToolRequestParams, CallToolResult, CompleteRequestParams, CompletionContext,
@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::client_support::{
     MODEL_TEXT, Running, python_server, recording_sampler, server_everything, ts_server,
+    ts_server_v2,
 };
 use crate::support::client::within;
 
@@ -63,12 +64,32 @@ fn full_client() -> (ClientBuilder, std::sync::Arc<std::sync::Mutex<Vec<Value>>>
     (builder, seen)
 }
 
-/// `ts_server.mjs` and `python_server.py` offer the same surface; `language` is in their
-/// greeting ("Hello from TypeScript").
-async fn same_surface(command: ChildProcessBuilder, name: &str, language: &str) {
+/// `ts_server.mjs`, `ts_server_v2.mjs` and `python_server.py` offer the same surface;
+/// `language` is in their greeting ("Hello from TypeScript"). Our client connects in the era
+/// choice `era` and must settle on `version`; every call then works alike (on 2026-07-28 the
+/// elicitation and sampling come as input requests, the log level rides on `_meta`).
+async fn same_surface(
+    command: impl Fn() -> ChildProcessBuilder,
+    name: &str,
+    language: &str,
+    eras: &[(EraChoice, &str)],
+) {
+    for (era, version) in eras {
+        one_surface(command(), name, language, *era, version).await;
+    }
+}
+
+async fn one_surface(
+    command: ChildProcessBuilder,
+    name: &str,
+    language: &str,
+    era: EraChoice,
+    version: &str,
+) {
     let (builder, sampled) = full_client();
-    let mut running = Running::start(command, builder).await;
+    let mut running = Running::start(command, builder.era(era)).await;
     let client = &running.client;
+    assert_eq!(client.protocol_version().as_str(), version, "{era:?}");
     assert_eq!(client.server_info().name, name);
     assert_eq!(client.server_info().version, "1.0.0");
     assert!(client.server_capabilities().logging.is_some());
@@ -197,14 +218,37 @@ fn fixture_number_eq(value: &Value, expected: f64) -> bool {
     value.as_f64() == Some(expected)
 }
 
+/// Auto, then each era pinned, against a server of both eras.
+const BOTH_ERAS: &[(EraChoice, &str)] = &[
+    (EraChoice::Auto, "2026-07-28"),
+    (EraChoice::Modern, "2026-07-28"),
+    (EraChoice::Legacy, "2025-11-25"),
+];
+
 #[tokio::test]
 async fn client_against_the_typescript_sdk_server() {
-    same_surface(ts_server(), "ts-interop-server", "TypeScript").await;
+    // A server of the handshake era only: auto falls back to `initialize`.
+    let eras = [
+        (EraChoice::Auto, "2025-11-25"),
+        (EraChoice::Legacy, "2025-11-25"),
+    ];
+    same_surface(ts_server, "ts-interop-server", "TypeScript", &eras).await;
+}
+
+#[tokio::test]
+async fn client_against_the_typescript_sdk_v2_server() {
+    same_surface(
+        ts_server_v2,
+        "ts-v2-interop-server",
+        "TypeScript v2",
+        BOTH_ERAS,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn client_against_the_python_sdk_server() {
-    same_surface(python_server(), "python-interop-server", "Python").await;
+    same_surface(python_server, "python-interop-server", "Python", BOTH_ERAS).await;
 }
 
 #[tokio::test]

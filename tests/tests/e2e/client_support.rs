@@ -121,6 +121,12 @@ pub(crate) fn ts_server() -> ChildProcessBuilder {
     ChildProcessTransport::builder(&peers().node).arg(peers_dir().join("ts_server.mjs"))
 }
 
+/// The TypeScript SDK v2's `tests/peers/ts_server_v2.mjs` (both eras), run with the pinned
+/// Node.
+pub(crate) fn ts_server_v2() -> ChildProcessBuilder {
+    ChildProcessTransport::builder(&peers().node).arg(peers_dir().join("ts_server_v2.mjs"))
+}
+
 /// The Python SDK's `tests/peers/python_server.py`, run with the pinned venv's Python.
 pub(crate) fn python_server() -> ChildProcessBuilder {
     ChildProcessTransport::builder(&peers().python).arg(peers_dir().join("python_server.py"))

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use mcp_client::{Client, ErrorObject, RequestContext};
+use mcp_client::{Client, EraChoice, ErrorObject, RequestContext};
 use mcp_types::{
     CallToolRequestParams, ElicitRequestParams, ElicitResult, ElicitValue, GetPromptRequestParams,
 };
@@ -162,19 +162,30 @@ async fn typescript_sdk_client_exercises_everything_server_over_http() {
 /// Our client answers `ask_user` with this.
 const ANSWER: &str = "forty-two";
 
-/// Our client against a peer server over HTTP: every tool, the resource, the template, the
-/// prompt, completion of its argument; `language` names the SDK in its texts.
-async fn our_client_against(server: HttpServer, name: &str, language: &str) {
+/// Our client against a peer server over HTTP in the era choice `era`, expecting to settle on
+/// `version`: every tool (`ask_user` answered by our elicitation handler, `ask_model` by our
+/// sampling handler, in either era), the resource, the template, the prompt; `language` names
+/// the SDK in its texts.
+async fn our_client_against(
+    server: &HttpServer,
+    name: &str,
+    language: &str,
+    era: EraChoice,
+    version: &str,
+) {
     let (sampler, sampled) = recording_sampler();
     let elicit = |params: ElicitRequestParams, _cx: RequestContext| async move {
         assert_eq!(params.message(), "What is your answer?");
         let content = BTreeMap::from([("answer".to_owned(), ElicitValue::String(ANSWER.into()))]);
         Ok::<_, ErrorObject>(ElicitResult::accept(Some(content)))
     };
-    let builder = Client::builder().sampling(sampler).elicitation(elicit);
+    let builder = Client::builder()
+        .sampling(sampler)
+        .elicitation(elicit)
+        .era(era);
     let (client, connection) = connect(&server.mcp_url(), builder).await;
     assert_eq!(client.server_info().name, name);
-    assert_eq!(client.protocol_version().as_str(), "2025-11-25");
+    assert_eq!(client.protocol_version().as_str(), version, "{era:?}");
 
     let mut tools: Vec<String> = client
         .list_tools(None)
@@ -259,7 +270,32 @@ async fn our_client_against_the_typescript_sdk_server_over_http() {
     let peers = peers();
     let script = peers_dir().join("ts_server.mjs");
     let server = HttpServer::peer(&peers.node, &[script.as_os_str()]).await;
-    our_client_against(server, "ts-interop-server", "TypeScript").await;
+    // A server of the handshake era only: auto falls back to `initialize`.
+    for era in [EraChoice::Legacy, EraChoice::Auto] {
+        our_client_against(
+            &server,
+            "ts-interop-server",
+            "TypeScript",
+            era,
+            "2025-11-25",
+        )
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn our_client_against_the_typescript_sdk_v2_server_over_http() {
+    let peers = peers();
+    let script = peers_dir().join("ts_server_v2.mjs");
+    let server = HttpServer::peer(&peers.node, &[script.as_os_str()]).await;
+    for (era, version) in [
+        (EraChoice::Auto, "2026-07-28"),
+        (EraChoice::Modern, "2026-07-28"),
+        (EraChoice::Legacy, "2025-11-25"),
+    ] {
+        let (name, language) = ("ts-v2-interop-server", "TypeScript v2");
+        our_client_against(&server, name, language, era, version).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -267,7 +303,13 @@ async fn our_client_against_the_python_sdk_server_over_http() {
     let peers = peers();
     let script = peers_dir().join("python_server.py");
     let server = HttpServer::peer(&peers.python, &[OsStr::new(&script)]).await;
-    our_client_against(server, "python-interop-server", "Python").await;
+    for (era, version) in [
+        (EraChoice::Auto, "2026-07-28"),
+        (EraChoice::Modern, "2026-07-28"),
+        (EraChoice::Legacy, "2025-11-25"),
+    ] {
+        our_client_against(&server, "python-interop-server", "Python", era, version).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

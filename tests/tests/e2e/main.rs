@@ -8,6 +8,10 @@
 //! - `eras`: both protocol eras with real peers: the Python SDK client in auto mode and the
 //!   TypeScript SDK v2 client negotiate 2026-07-28 with `everything-server`; one tool serves
 //!   both eras alike.
+//! - `client_interop`, `http_interop`: our client against the TypeScript SDK v1 server (auto
+//!   falls back to `initialize`), the TypeScript SDK v2 2.4.0 and Python SDK 2.3.0 servers
+//!   (auto and 2026-07-28 pinned speak 2026-07-28, legacy pinned 2025-11-25), over stdio and
+//!   HTTP; `ask_user` is answered by our elicitation handler in every era.
 //! - `client_eras`: our client in the 2026-07-28 era against `everything-server` over stdio
 //!   and HTTP: input-required rounds, a subscription, the per-request log level,
 //!   `Mcp-Param-*` headers, a typed capability refusal.
