@@ -106,10 +106,17 @@ async fn probe(peer: &Peer, failure: &FailureSlot, plan: &Plan) -> Result<Negoti
 /// Whether the answer to the probe says "not a 2026-07-28 server": any JSON-RPC error other
 /// than the revision's own refusals (-32601 for an unknown method, "no session", an HTTP
 /// error without a JSON-RPC body), no answer in time, a result that is not a discover result,
-/// or a version refusal that names only handshake revisions.
+/// or a version refusal that names only handshake revisions. Refused credentials (an error
+/// whose `data` carries the challenge, `wwwAuthenticate`, as the HTTP transport reports a
+/// 401 or 403 its auth provider could not satisfy) say nothing about the era: no fallback.
 fn falls_back(e: &Error) -> bool {
     match e {
-        Error::Rpc(_) | Error::Timeout(_) => true,
+        Error::Rpc(rpc) => rpc
+            .data
+            .as_ref()
+            .and_then(|d| d.get("wwwAuthenticate"))
+            .is_none(),
+        Error::Timeout(_) => true,
         Error::Decode { what: "result", .. } => true,
         Error::VersionNotSupported { supported, .. } => {
             !supported.iter().any(|v| MODERN_VERSIONS.contains(v))
@@ -246,6 +253,9 @@ mod tests {
             "server/discover"
         ))));
         assert!(falls_back(&Error::Timeout(Duration::from_secs(1))));
+        let refused = ErrorObject::internal_error("not authorized")
+            .with_data(serde_json::json!({"status": 403, "wwwAuthenticate": ["Bearer"]}));
+        assert!(!falls_back(&Error::Rpc(refused)));
         let not_discover = serde_json::from_str::<DiscoverResult>("{}").unwrap_err();
         assert!(falls_back(&Error::Decode {
             method: "server/discover".into(),
