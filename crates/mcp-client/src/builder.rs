@@ -26,12 +26,12 @@ use crate::handler::{
     ClientHandler, DynClientHandler, DynElicitationHandler, DynSamplingHandler, ElicitationHandler,
     SamplingHandler,
 };
+use crate::known_tools::KnownTools;
 use crate::modern::{DEFAULT_MAX_INPUT_ROUNDS, Modern};
 use crate::output_schema::OutputSchemas;
 use crate::router::Router;
 use crate::shared::Shared;
 use crate::subscription::Subscriptions;
-use crate::tool_headers::ToolHeaders;
 use crate::transport::{FailureSlot, Recording};
 use crate::versions::{HANDSHAKE_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS};
 
@@ -63,6 +63,7 @@ pub struct ClientBuilder {
     elicitation_url: bool,
     apply_defaults: bool,
     roots: Option<Vec<Root>>,
+    tasks: bool,
     config: mcp_jsonrpc::Config,
     max_total_timeout: Option<Duration>,
     ping_interval: Option<Duration>,
@@ -115,6 +116,7 @@ impl ClientBuilder {
             elicitation_url: false,
             apply_defaults: false,
             roots: None,
+            tasks: true,
             config: mcp_jsonrpc::Config::default(),
             max_total_timeout: None,
             ping_interval: None,
@@ -240,6 +242,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether the client takes tasks (default `true`): on 2026-07-28 it declares the
+    /// `io.modelcontextprotocol/tasks` extension, so the server may run a `tools/call` as a
+    /// task, which [`Client::call_tool`](crate::Client::call_tool) then follows to its end. With
+    /// `false` a server that must run a tool as a task refuses the call (-32021).
+    #[must_use]
+    pub fn tasks(mut self, enabled: bool) -> Self {
+        self.tasks = enabled;
+        self
+    }
+
     /// Offers `roots` to the server, declaring `roots.listChanged`; change them later with
     /// [`Client::set_roots`].
     #[must_use]
@@ -297,6 +309,13 @@ impl ClientBuilder {
             return caps.clone();
         }
         let mut caps = ClientCapabilities::default();
+        if self.tasks {
+            caps.extensions = Some(
+                [(mcp_types::TASKS_EXTENSION.to_owned(), JsonObject::new())]
+                    .into_iter()
+                    .collect(),
+            );
+        }
         if self.roots.is_some() {
             caps.roots = Some(RootsCapability {
                 list_changed: Some(true),
@@ -362,7 +381,7 @@ impl ClientBuilder {
             elicitation: self.elicitation,
             failure: FailureSlot::default(),
             schemas: OutputSchemas::default(),
-            tool_headers: ToolHeaders::default(),
+            known_tools: KnownTools::default(),
             subscriptions: Subscriptions::default(),
             cache: ResponseCache::new(self.response_cache),
         });

@@ -70,7 +70,7 @@ impl Client {
         let drop_invalid = self.inner.modern.is_some();
         let shared = &self.inner.shared;
         shared
-            .tool_headers
+            .known_tools
             .update(&mut page.tools, first, drop_invalid);
         shared.schemas.update(&page.tools, first);
         Ok(page)
@@ -113,6 +113,15 @@ impl Client {
     ) -> Result<CallToolResult> {
         self.require_server(self.has_tools(), "tools")?;
         let name = params.name.clone();
+        // A tool that runs only as a task (2025-11-25): call it as one, wait for the result.
+        if self.needs_task(&name) {
+            let result = match self.call_tool_as_task(params, None).await? {
+                crate::ToolCallOutcome::Complete(result) => result,
+                crate::ToolCallOutcome::Task(task) => self.task_result(&task.task_id).await?,
+            };
+            self.inner.shared.schemas.check(&name, &result)?;
+            return Ok(result);
+        }
         let limits = options.limits(&self.inner.defaults);
         let options = options.to_request_options(&self.inner.defaults);
         let result = match self.call_tool_once(&params, options.clone(), limits).await {
@@ -120,20 +129,27 @@ impl Client {
             // listed, so it sent none: list the tools, then try once more if that taught the
             // client the tool.
             Err(Error::HeaderMismatch(refusal))
-                if self.inner.modern.is_some() && !self.inner.shared.tool_headers.knows(&name) =>
+                if self.inner.modern.is_some() && !self.inner.shared.known_tools.knows(&name) =>
             {
                 tracing::debug!(tool = %name, error = %refusal.message, "listing the tools to learn their header parameters");
                 let listed: Result<Vec<Tool>> = self.list_tools_stream().try_collect().await;
                 if let Err(e) = listed {
                     tracing::debug!(error = %e, "listing the tools failed");
                 }
-                if !self.inner.shared.tool_headers.knows(&name) {
+                if !self.inner.shared.known_tools.knows(&name) {
                     return Err(Error::HeaderMismatch(refusal));
                 }
                 self.call_tool_once(&params, options, limits).await?
             }
             other => other?,
         };
+        // A task: the server chose one (2026-07-28); follow it to its end.
+        if Client::is_task_handle(&result)
+            && let Some(finished) = self.finish_task(&result).await?
+        {
+            self.inner.shared.schemas.check(&name, &finished)?;
+            return Ok(finished);
+        }
         let result: CallToolResult = serde_json::from_str(result.get())
             .map_err(|e| Error::decode(CallTool::METHOD, "result", e))?;
         self.inner.shared.schemas.check(&name, &result)?;
@@ -152,7 +168,7 @@ impl Client {
             && let Some(headers) = self
                 .inner
                 .shared
-                .tool_headers
+                .known_tools
                 .for_call(&params.name, arguments)
         {
             options = options.extension(headers);

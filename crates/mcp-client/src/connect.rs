@@ -207,9 +207,17 @@ async fn discover(
 /// `initialize`, the version check, and `notifications/initialized`.
 async fn initialize(peer: &Peer, failure: &FailureSlot, plan: &Plan) -> Result<Negotiated> {
     let map = |e| Error::from_jsonrpc(e, Initialize::METHOD, failure.get());
+    // The tasks extension belongs to 2026-07-28; the handshake revisions have no extensions.
+    let mut capabilities = plan.capabilities.clone();
+    if let Some(extensions) = &mut capabilities.extensions {
+        extensions.remove(mcp_types::TASKS_EXTENSION);
+        if extensions.is_empty() {
+            capabilities.extensions = None;
+        }
+    }
     let params = InitializeRequestParams::new(
         plan.handshake_version.clone(),
-        plan.capabilities.clone(),
+        capabilities,
         plan.client_info.clone(),
     );
     let raw = serde_json::value::to_raw_value(&params)

@@ -143,6 +143,12 @@ pub enum Error {
         #[source]
         error: ErrorObject,
     },
+    /// The task whose result was awaited was cancelled.
+    #[error("task {task_id} was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
     /// A tool's `structuredContent` does not match the `outputSchema` it declared in the last
     /// `tools/list`.
     #[error("structured content of tool {tool:?} does not match its output schema: {}", errors.join("; "))]

@@ -138,13 +138,14 @@ mod error;
 mod form_defaults;
 mod handler;
 mod input;
+mod known_tools;
 mod listen;
 mod modern;
 mod output_schema;
 mod router;
 mod shared;
 mod subscription;
-mod tool_headers;
+mod tasks;
 mod transport;
 mod versions;
 
@@ -160,4 +161,5 @@ pub use mcp_types as types;
 /// The wire error: the same type as `mcp_types::ErrorObject` (and `mcp_jsonrpc::ErrorObject`).
 pub use mcp_types::{ErrorCode, ErrorObject};
 pub use subscription::Subscription;
+pub use tasks::{TaskInfo, ToolCallOutcome};
 pub use versions::{HANDSHAKE_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS};

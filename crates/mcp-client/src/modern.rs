@@ -36,6 +36,11 @@ const REMOVED: &[(&str, &str)] = &[
     ("resources/subscribe", "use Client::listen"),
     ("resources/unsubscribe", "use Client::listen"),
     ("notifications/roots/list_changed", ""),
+    (
+        "tasks/result",
+        "the result comes with tasks/get; Client::task_result waits for it",
+    ),
+    ("tasks/list", ""),
 ];
 
 /// What to use instead of `method` if 2026-07-28 removed it.
@@ -199,10 +204,12 @@ impl Modern {
                     return Ok(result);
                 }
                 Some(ResultType::InputRequired) => {}
-                Some(ResultType::Other(other)) => {
+                // A task handle (the tasks extension), where the server may give one.
+                Some(ResultType::Task) if method == "tools/call" => return Ok(result),
+                Some(other @ (ResultType::Task | ResultType::Other(_))) => {
                     return Err(Error::Protocol {
                         method: method.to_owned(),
-                        message: format!("unknown resultType {other:?}"),
+                        message: format!("unexpected resultType {:?}", other.as_str()),
                     });
                 }
             }

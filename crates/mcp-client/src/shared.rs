@@ -16,9 +16,9 @@ use serde_json::Value;
 use crate::cache::ResponseCache;
 use crate::form_defaults::apply_defaults;
 use crate::handler::{DynClientHandler, DynElicitationHandler, DynSamplingHandler, RequestContext};
+use crate::known_tools::KnownTools;
 use crate::output_schema::OutputSchemas;
 use crate::subscription::Subscriptions;
-use crate::tool_headers::ToolHeaders;
 use crate::transport::FailureSlot;
 
 /// State shared by the [`Client`](crate::Client) handles and the connection's handler.
@@ -30,7 +30,7 @@ pub(crate) struct Shared {
     pub(crate) elicitation: Option<Arc<dyn DynElicitationHandler>>,
     pub(crate) failure: FailureSlot,
     pub(crate) schemas: OutputSchemas,
-    pub(crate) tool_headers: ToolHeaders,
+    pub(crate) known_tools: KnownTools,
     pub(crate) subscriptions: Subscriptions,
     pub(crate) cache: ResponseCache,
 }

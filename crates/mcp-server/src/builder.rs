@@ -63,6 +63,7 @@ pub struct ServerBuilder {
     state_keys: Vec<Vec<u8>>,
     state_ttl: Duration,
     state_principal: Option<PrincipalFn>,
+    tasks: Option<crate::tasks::Tasks>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -102,6 +103,7 @@ impl Default for ServerBuilder {
             state_keys: Vec::new(),
             state_ttl: request_state::DEFAULT_TTL,
             state_principal: None,
+            tasks: None,
         }
     }
 }
@@ -415,6 +417,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Runs tool calls as tasks where the tool and the client allow it (see
+    /// [`crate::tasks`]): declares the `tasks` capability (2025-11-25) and the
+    /// `io.modelcontextprotocol/tasks` extension (2026-07-28), and serves the `tasks/*`
+    /// methods. The same principal as [`request_state_principal`](Self::request_state_principal)
+    /// owns the tasks a request creates.
+    #[must_use]
+    pub fn tasks(mut self, tasks: crate::tasks::Tasks) -> Self {
+        self.tasks = Some(tasks);
+        self
+    }
+
     /// Builds the server.
     pub fn build(self) -> Server {
         let layers = self.layers;
@@ -460,6 +473,9 @@ impl ServerBuilder {
                 cache: self.cache,
                 state_codec,
                 state_principal: self.state_principal,
+                tasks: self
+                    .tasks
+                    .map(|t| Arc::new(crate::tasks::runtime::TaskRuntime::new(t))),
             }
         });
         Server::from_inner(inner)

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::input::{Ask, Input};
 use crate::session_state::{ClientState, Session, SessionShared};
+use crate::tasks::call::{TaskLink, TaskSlot};
 
 /// Where the minimum log level for [`Context::log`] comes from.
 #[derive(Debug, Clone)]
@@ -72,6 +73,10 @@ struct ContextInner {
     input: Input,
     /// The request's `_meta`, set by the router once it decoded the params.
     meta: OnceLock<Meta>,
+    /// The task the handler runs in, once its call became one.
+    task: OnceLock<TaskLink>,
+    /// How a deferred task tool's handler asks for its call to become a task.
+    task_slot: Mutex<Option<TaskSlot>>,
 }
 
 impl fmt::Debug for Context {
@@ -115,6 +120,8 @@ impl Context {
                 last_progress: Mutex::new(None),
                 input: parts.input,
                 meta: OnceLock::new(),
+                task: OnceLock::new(),
+                task_slot: Mutex::new(None),
             }),
         }
     }
@@ -234,6 +241,10 @@ impl Context {
         let Some(token) = &self.inner.progress_token else {
             return Ok(());
         };
+        if self.in_modern_task() {
+            // The 2026-07-28 tasks extension has no progress: the request is answered.
+            return Ok(());
+        }
         self.inner
             .peer
             .notify_progress(token, progress, total, message)
@@ -241,15 +252,76 @@ impl Context {
             .map_err(Error::from)
     }
 
-    /// Fired when the client cancels the request. The handler future is dropped as well, so
-    /// this is for work the handler handed off elsewhere.
+    /// Fired when the client cancels the request (in a task: the task, with `tasks/cancel`).
+    /// The handler future is dropped as well, so this is for work the handler handed off
+    /// elsewhere.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancellation
+        match self.inner.task.get() {
+            Some(link) => &link.live.cancellation,
+            None => &self.inner.cancellation,
+        }
     }
 
-    /// Whether the client cancelled the request.
+    /// Whether the client cancelled the request (or the task).
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancellation.is_cancelled()
+        self.cancellation().is_cancelled()
+    }
+
+    /// The id of the task this call runs as, if it became one (see [`crate::tasks`]).
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.get().map(|link| link.live.id.as_str())
+    }
+
+    /// Lets the call go on as a task, for a tool set up with
+    /// [`Tool::deferred_task`](crate::Tool::deferred_task): the client gets the task handle
+    /// now, and the handler goes on in the background, where its requests for input are the
+    /// task's. Until then the handler runs inside the request (input it asks for is the
+    /// request's own: an `InputRequiredResult` on 2026-07-28).
+    ///
+    /// Does nothing if the call is a task already, or cannot be one (the client did not ask
+    /// for or allow a task, or the tool does not support them): the handler just goes on.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Closed`] if the server could not create the task (the client then got the
+    /// error).
+    pub async fn start_task(&self) -> Result<()> {
+        if self.inner.task.get().is_some() {
+            return Ok(());
+        }
+        let slot = self.inner.task_slot.lock().expect("task slot lock").take();
+        let Some(slot) = slot else {
+            return Ok(());
+        };
+        let _ = slot.start.send(());
+        slot.linked.await.map_err(|_| Error::Closed {
+            reason: "the task could not be created".to_owned(),
+        })
+    }
+
+    /// Links the call to its task.
+    pub(crate) fn link_task(&self, link: TaskLink) {
+        let _ = self.inner.task.set(link);
+    }
+
+    /// Offers a deferred task tool's handler the way to become a task.
+    pub(crate) fn offer_task(&self, slot: TaskSlot) {
+        *self.inner.task_slot.lock().expect("task slot lock") = Some(slot);
+    }
+
+    /// Whether the handler runs in a task of the 2026-07-28 extension, where nothing but the
+    /// task's state reaches the client.
+    fn in_modern_task(&self) -> bool {
+        self.inner.task.get().is_some_and(|link| link.live.modern)
+    }
+
+    /// Asks the client for input: through the task once the call is one, else through the
+    /// request's channel.
+    async fn ask<M: mcp_types::Request>(&self, ask: Ask<'_, M>) -> Result<M::Result> {
+        match self.inner.task.get() {
+            Some(link) => link.ask(&self.inner.peer, ask).await,
+            None => self.inner.input.request(ask).await,
+        }
     }
 
     /// The minimum level the client wants log messages at; `None` if it wants none.
@@ -274,7 +346,7 @@ impl Context {
         logger: Option<&str>,
         data: impl Into<Value>,
     ) -> Result<()> {
-        if self.log_level().is_none_or(|min| level < min) {
+        if self.log_level().is_none_or(|min| level < min) || self.in_modern_task() {
             return Ok(());
         }
         let mut params = LoggingMessageNotificationParams::new(level, data);
@@ -328,7 +400,7 @@ impl Context {
                 _ => None,
             },
         };
-        self.inner.input.request(ask).await
+        self.ask(ask).await
     }
 
     /// Asks the user for input through the client (`elicitation/create`), in form mode or URL
@@ -410,7 +482,7 @@ impl Context {
                 _ => None,
             },
         };
-        self.inner.input.request(ask).await
+        self.ask(ask).await
     }
 
     /// Asks the client for its roots (`roots/list`).
@@ -444,7 +516,7 @@ impl Context {
                 _ => None,
             },
         };
-        self.inner.input.request(ask).await
+        self.ask(ask).await
     }
 
     /// The value this request's handler set with [`set_request_state`](Self::set_request_state)

@@ -148,6 +148,7 @@ mod serve;
 mod server;
 pub mod service;
 mod session_state;
+pub mod tasks;
 mod tool;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;

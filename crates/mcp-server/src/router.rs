@@ -90,6 +90,11 @@ impl Router<'_> {
 
     async fn route(&self, req: McpRequest) -> Reply {
         let (method, params, cx) = req.into_parts();
+        if let Some(reply) =
+            crate::tasks::methods::route(self.server, &method, params.as_deref(), &cx).await
+        {
+            return reply;
+        }
         let request = match ClientRequest::from_parts(&method, params.as_deref()) {
             Ok(request) => request,
             Err(mcp_types::MessageDecodeError::UnknownMethod(_)) => {
@@ -223,8 +228,28 @@ impl Router<'_> {
             tool.check_headers(p.arguments.as_ref(), headers)?;
         }
         let modern = is_modern(&cx);
+        let runtime = self.server.tasks.as_ref();
+        let plan = crate::tasks::call::plan(runtime.map(|r| &**r), &tool, &p, &cx)?;
         let call = ToolCall::new(p.name, p.arguments, cx.clone());
-        let result = match tool.call(call).await {
+        let called = match (plan, runtime) {
+            (crate::tasks::call::Plan::Task { deferred, ttl }, Some(runtime)) => {
+                let started = crate::tasks::call::start(
+                    runtime,
+                    self.server,
+                    tool.call(call),
+                    cx.clone(),
+                    deferred,
+                    ttl,
+                )
+                .await?;
+                match started {
+                    crate::tasks::call::Started::Task(handle) => return respond(&handle),
+                    crate::tasks::call::Started::Finished(finished) => finished,
+                }
+            }
+            _ => tool.call(call).await,
+        };
+        let result = match called {
             Ok(result) => result,
             // Before 2026-07-28 a missing capability is the tool's failure, not a protocol
             // error.

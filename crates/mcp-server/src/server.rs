@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use mcp_jsonrpc::{Config, Extensions};
 use mcp_types::{
-    Implementation, JsonObject, LoggingLevel, PromptsCapability, ProtocolVersion,
-    ResourcesCapability, ServerCapabilities, ToolsCapability,
+    Era, Implementation, JsonObject, LoggingLevel, PromptsCapability, ProtocolVersion,
+    ResourcesCapability, ServerCapabilities, ServerTaskRequestsCapability, ServerTasksCapability,
+    TASKS_EXTENSION, ToolsCapability, ToolsTasksCapability,
 };
 
 use crate::cache::CacheConfig;
@@ -112,6 +113,8 @@ pub(crate) struct ServerInner {
     pub(crate) state_principal: Option<PrincipalFn>,
     /// `serverInfo`, as every 2026-07-28 result's `_meta` names it.
     pub(crate) server_info: serde_json::Value,
+    /// Tool calls that run as tasks ([`ServerBuilder::tasks`](crate::ServerBuilder::tasks)).
+    pub(crate) tasks: Option<Arc<crate::tasks::runtime::TaskRuntime>>,
 }
 
 /// Names the principal of a request (from what the transport attached), for binding its
@@ -312,6 +315,25 @@ impl Server {
             logging: Some(JsonObject::new()),
             completions: (can_complete && *version >= ProtocolVersion::V2025_03_26)
                 .then(JsonObject::new),
+            tasks: (inner.tasks.is_some() && *version == ProtocolVersion::V2025_11_25).then(|| {
+                ServerTasksCapability {
+                    list: Some(JsonObject::new()),
+                    cancel: Some(JsonObject::new()),
+                    requests: Some(ServerTaskRequestsCapability {
+                        tools: Some(ToolsTasksCapability {
+                            call: Some(JsonObject::new()),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }
+            }),
+            extensions: (inner.tasks.is_some() && version.era() == Era::Stateless).then(|| {
+                [(TASKS_EXTENSION.to_owned(), JsonObject::new())]
+                    .into_iter()
+                    .collect()
+            }),
             ..Default::default()
         }
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mcp_types::{
     CallToolResult, ContentBlock, ErrorCode, HeaderParam, Icon, JsonObject, McpParamHeaders, Meta,
-    ToolAnnotations,
+    ToolAnnotations, ToolExecution, ToolTaskSupport,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -65,6 +65,9 @@ pub struct Tool {
     service: ToolService,
     /// The `x-mcp-header` parameters of the input schema, checked at construction.
     header_params: Arc<[HeaderParam]>,
+    /// Whether a call that runs as a task becomes one only when the handler asks
+    /// ([`Tool::deferred_task`]).
+    task_deferred: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -253,6 +256,7 @@ impl Tool {
             def,
             service,
             header_params: header_params.into(),
+            task_deferred: false,
         })
     }
 
@@ -422,6 +426,34 @@ impl Tool {
 
     pub(crate) fn call(&self, call: ToolCall) -> BoxFuture<Result<CallToolResult, BoxError>> {
         self.service.oneshot(call)
+    }
+
+    /// Whether the tool may (or must) run as a task, listed as its `execution.taskSupport`
+    /// (default: it never does). A call runs as a task when the client asks for one
+    /// (2025-11-25) or declared the tasks extension (2026-07-28), and the server has
+    /// [tasks](crate::ServerBuilder::tasks); see [`crate::tasks`].
+    #[must_use]
+    pub fn task_support(mut self, support: ToolTaskSupport) -> Self {
+        self.def
+            .execution
+            .get_or_insert_with(ToolExecution::default)
+            .task_support = Some(support);
+        self
+    }
+
+    /// A call that runs as a task becomes one only when the handler calls
+    /// [`Context::start_task`](crate::Context::start_task): what the handler does before runs
+    /// inside the request, so the input it asks for there is the request's own (on 2026-07-28,
+    /// an `InputRequiredResult` answered before the task exists); a handler that returns
+    /// without asking gives its result directly (on 2025-11-25, a task created finished).
+    #[must_use]
+    pub fn deferred_task(mut self) -> Self {
+        self.task_deferred = true;
+        self
+    }
+
+    pub(crate) fn task_deferred(&self) -> bool {
+        self.task_deferred
     }
 }
 

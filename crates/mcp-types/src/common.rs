@@ -414,6 +414,8 @@ pub enum ResultType {
     Complete,
     /// `"input_required"`: the result is an `InputRequiredResult`.
     InputRequired,
+    /// `"task"`: the result is a task handle (the tasks extension's `CreateTaskResult`).
+    Task,
     /// Any other value, kept verbatim.
     Other(String),
 }
@@ -424,6 +426,7 @@ impl ResultType {
         match self {
             ResultType::Complete => "complete",
             ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
             ResultType::Other(s) => s,
         }
     }
@@ -441,6 +444,7 @@ impl<'de> Deserialize<'de> for ResultType {
         Ok(match &*s {
             "complete" => ResultType::Complete,
             "input_required" => ResultType::InputRequired,
+            "task" => ResultType::Task,
             _ => ResultType::Other(s.into_owned()),
         })
     }

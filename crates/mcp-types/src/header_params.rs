@@ -12,6 +12,25 @@ use serde_json::Value;
 
 use crate::{JsonObject, Tool};
 
+/// The param of a request that its `Mcp-Name` header mirrors (2026-07-28 Streamable HTTP):
+/// `name` for `tools/call` and `prompts/get`, `uri` for `resources/read`, `taskId` for the
+/// tasks extension's `tasks/get`, `tasks/update` and `tasks/cancel`; `None` for the other
+/// methods, which send no `Mcp-Name`.
+///
+/// ```
+/// assert_eq!(mcp_types::mcp_name_param("resources/read"), Some("uri"));
+/// assert_eq!(mcp_types::mcp_name_param("tasks/get"), Some("taskId"));
+/// assert_eq!(mcp_types::mcp_name_param("tools/list"), None);
+/// ```
+pub fn mcp_name_param(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}
+
 /// The schema keyword that mirrors a property into a header.
 pub const X_MCP_HEADER: &str = "x-mcp-header";
 

@@ -47,6 +47,7 @@ mod roots;
 mod sampling;
 mod subscriptions;
 mod tasks;
+pub mod tasks_extension;
 mod tools;
 mod version;
 

@@ -43,7 +43,8 @@ async fn auto_speaks_2026_to_a_server_that_discovers() {
     assert!(c.discover_result().is_some());
     let expected = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "host", "version": "1.2.3"}
     });
     assert_eq!(meta_of(&h.init_params), &expected);
@@ -555,7 +556,7 @@ async fn the_response_cache_honours_ttl_and_notifications() {
 #[tokio::test]
 async fn an_unknown_result_type_is_refused() {
     let h = FakeServer::modern()
-        .answer("tools/call", json!({"resultType": "task", "content": []}))
+        .answer("tools/call", json!({"resultType": "bogus", "content": []}))
         .connect_modern(Client::builder())
         .await;
     let err = h

@@ -15,6 +15,7 @@ mod prompts;
 mod resources;
 mod serving;
 mod support;
+mod tasks;
 mod tools;
 mod visibility;
 

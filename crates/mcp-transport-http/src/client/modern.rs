@@ -3,8 +3,9 @@
 //! A request is sent this way when its `params._meta` names a protocol version of the
 //! stateless era (`io.modelcontextprotocol/protocolVersion`, set by the client on every request
 //! of that era). Its POST carries no `Mcp-Session-Id`; it carries `MCP-Protocol-Version` (that
-//! version), `Mcp-Method`, `Mcp-Name` for `tools/call` and `prompts/get` (the name) and
-//! `resources/read` (the URI), and for `tools/call` the `Mcp-Param-*` headers the client
+//! version), `Mcp-Method`, `Mcp-Name` for `tools/call` and `prompts/get` (the name),
+//! `resources/read` (the URI) and the tasks extension's `tasks/get`, `tasks/update` and
+//! `tasks/cancel` (the task id), and for `tools/call` the `Mcp-Param-*` headers the client
 //! attached as a [`McpParamHeaders`] request extension. Names and parameters that are not
 //! plain visible ASCII go as `=?base64?...?=`.
 //!
@@ -18,11 +19,10 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use mcp_jsonrpc::{Id, Request};
-use mcp_types::{
-    CallTool, Era, GetPrompt, McpParamHeaders, ProtocolVersion, ReadResource, Request as _,
-};
+use mcp_types::{Era, McpParamHeaders, ProtocolVersion};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::error::{Error, Result};
 use super::shared::{Inbound, Outgoing, PROTOCOL_VERSION, Shared, Task, status_error};
@@ -48,15 +48,6 @@ struct MetaVersion {
     protocol_version: Option<ProtocolVersion>,
 }
 
-/// What `Mcp-Name` mirrors: `params.name` or `params.uri`.
-#[derive(Deserialize)]
-struct Named {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    uri: Option<String>,
-}
-
 /// The headers of `request` if it is a request of the stateless era, else `None`.
 pub(crate) fn request_headers(request: &Request) -> Result<Option<HeaderMap>> {
     let Some(params) = request.params.as_deref() else {
@@ -73,10 +64,12 @@ pub(crate) fn request_headers(request: &Request) -> Result<Option<HeaderMap>> {
     let mut headers = HeaderMap::new();
     headers.insert(PROTOCOL_VERSION, header(version.as_str())?);
     headers.insert(MCP_METHOD, header(&request.method)?);
-    let name = match &*request.method {
-        CallTool::METHOD | GetPrompt::METHOD => named(params)?.name,
-        ReadResource::METHOD => named(params)?.uri,
-        _ => None,
+    let name = match mcp_types::mcp_name_param(&request.method) {
+        Some(field) => {
+            let params: Value = serde_json::from_str(params.get()).map_err(Error::Encode)?;
+            params.get(field).and_then(Value::as_str).map(str::to_owned)
+        }
+        None => None,
     };
     if let Some(name) = name {
         headers.insert(MCP_NAME, header(&header_value::encode(&name))?);
@@ -89,10 +82,6 @@ pub(crate) fn request_headers(request: &Request) -> Result<Option<HeaderMap>> {
         }
     }
     Ok(Some(headers))
-}
-
-fn named(params: &serde_json::value::RawValue) -> Result<Named> {
-    serde_json::from_str(params.get()).map_err(Error::Encode)
 }
 
 fn header(text: &str) -> Result<HeaderValue> {
@@ -195,6 +184,13 @@ mod tests {
         );
         let headers = request_headers(&read).unwrap().unwrap();
         assert_eq!(headers["mcp-name"], "file:///a.txt");
+
+        let get = request(
+            "tasks/get",
+            json!({"_meta": modern_meta(), "taskId": "task-1"}),
+        );
+        let headers = request_headers(&get).unwrap().unwrap();
+        assert_eq!(headers["mcp-name"], "task-1");
 
         let list = request("tools/list", json!({"_meta": modern_meta()}));
         let headers = request_headers(&list).unwrap().unwrap();

@@ -9,8 +9,9 @@
 //! notification is accepted and dropped, as no session exists to take it); the
 //! `MCP-Protocol-Version` header (-32020 if missing); the `_meta` fields the revision requires
 //! (-32602); the header against `_meta` (-32020); `Mcp-Method` against the method and, for
-//! `tools/call`, `prompts/get` and `resources/read`, `Mcp-Name` against the name or URI
-//! (-32020; header names ignore case, values are decoded from `=?base64?...?=` and compared
+//! `tools/call`, `prompts/get`, `resources/read` and the tasks extension's `tasks/get`,
+//! `tasks/update` and `tasks/cancel`, `Mcp-Name` against the name, URI or task id
+//! ([`mcp_name_param`](mcp_types::mcp_name_param); -32020; header names ignore case, values are decoded from `=?base64?...?=` and compared
 //! exactly). Its `Mcp-Param-*` headers are decoded (-32020 for a value that does not decode)
 //! and handed to the server as [`McpParamHeaders`], which checks them against the tool's
 //! `x-mcp-header` parameters. Whether the version is supported is the server's to say.
@@ -18,8 +19,8 @@
 use http::{HeaderMap, HeaderName, StatusCode};
 use mcp_jsonrpc::{ErrorCode, ErrorObject, Message, Request};
 use mcp_types::{
-    CallTool, GetPrompt, McpParamHeaders, Meta, PROTOCOL_VERSION_META_KEY, ParamsMeta,
-    ProtocolVersion, ReadResource, Request as _,
+    CallTool, McpParamHeaders, Meta, PROTOCOL_VERSION_META_KEY, ParamsMeta, ProtocolVersion,
+    Request as _,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -69,13 +70,6 @@ pub(crate) fn is_modern(header: Option<&str>, msg: &Message) -> bool {
     header.is_some_and(|v| !ProtocolVersion::from(v).has_initialize())
 }
 
-/// The name or URI a request names in `Mcp-Name`.
-#[derive(Deserialize)]
-struct Named {
-    name: Option<String>,
-    uri: Option<String>,
-}
-
 /// Checks a 2026-07-28 request's headers against its body; returns the decoded `Mcp-Param-*`
 /// headers of a `tools/call`.
 pub(crate) fn check(
@@ -119,15 +113,10 @@ pub(crate) fn check(
         }
         Some(_) => {}
     }
-    let named = [CallTool::METHOD, GetPrompt::METHOD, ReadResource::METHOD];
-    if named.contains(&method) {
-        let body = serde_json::from_str::<Named>(params).ok().and_then(|n| {
-            if method == ReadResource::METHOD {
-                n.uri
-            } else {
-                n.name
-            }
-        });
+    if let Some(field) = mcp_types::mcp_name_param(method) {
+        let body = serde_json::from_str::<Value>(params)
+            .ok()
+            .and_then(|p| p.get(field).and_then(Value::as_str).map(str::to_owned));
         let Some(header) = headers.get(MCP_NAME) else {
             return Err(mismatch("Mcp-Name header is required"));
         };
@@ -135,12 +124,7 @@ pub(crate) fn check(
             .map_err(|_| mismatch("Mcp-Name header does not decode"))?;
         if body.as_deref() != Some(decoded.as_str()) {
             return Err(mismatch(format!(
-                "Mcp-Name header {decoded:?} does not match the request's {}",
-                if method == ReadResource::METHOD {
-                    "uri"
-                } else {
-                    "name"
-                }
+                "Mcp-Name header {decoded:?} does not match the request's {field}"
             )));
         }
     }

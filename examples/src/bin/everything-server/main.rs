@@ -28,10 +28,15 @@
 //! `/.well-known/oauth-protected-resource/mcp`, and adds a `whoami` tool answering with the
 //! caller's principal as JSON. Token expiry is checked without leeway (the authorization server
 //! runs on the same machine in the tests using it). Without the flag nothing changes.
+//!
+//! `--tasks` turns tasks on (`mcp_server::tasks`, run on tokio) and adds the task tools of
+//! `tasks.rs`: the fixture of the suite's `tasks-*` scenarios and the tools the TypeScript
+//! SDK's task client drives. Without the flag the server is exactly the suite's fixture.
 
 mod modern;
 mod prompts;
 mod resources;
+mod tasks;
 mod tools;
 
 use std::process::ExitCode;
@@ -39,6 +44,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use mcp_auth::{BearerAuthLayer, DpopPolicy, JwtValidator, ResourceServer};
+use mcp_server::tasks::Tasks;
 use mcp_server::{CacheHints, Cacheable, Server};
 use mcp_transport_http::server::StreamableHttpService;
 use mcp_transport_stdio::StdioTransport;
@@ -62,15 +68,23 @@ struct Auth {
     scopes: Vec<String>,
 }
 
-const USAGE: &str =
-    "usage: everything-server [--http <addr> [--auth-issuer <url> [--auth-scopes <scopes>]]]";
+const USAGE: &str = "usage: everything-server [--tasks] [--http <addr> [--auth-issuer <url> \
+    [--auth-scopes <scopes>]]]";
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Listen> {
+/// What the command line asks for: where to serve, and whether with tasks.
+struct Options {
+    listen: Listen,
+    tasks: bool,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options> {
     let mut http = None;
     let mut issuer = None;
     let mut scopes = None;
+    let mut tasks = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--tasks" => tasks = true,
             "--http" => {
                 let addr = args
                     .next()
@@ -95,16 +109,17 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Listen> 
         (None, Some(_)) => bail!("--auth-scopes needs --auth-issuer; {USAGE}"),
         (None, None) => None,
     };
-    match (http, auth) {
-        (Some(addr), auth) => Ok(Listen::Http(addr, auth)),
+    let listen = match (http, auth) {
+        (Some(addr), auth) => Listen::Http(addr, auth),
         (None, Some(_)) => bail!("--auth-issuer needs --http; {USAGE}"),
-        (None, None) => Ok(Listen::Stdio),
-    }
+        (None, None) => Listen::Stdio,
+    };
+    Ok(Options { listen, tasks })
 }
 
-/// The server with every tool, resource, template and prompt of the fixture, and `whoami`
-/// if it is protected.
-fn server(protected: bool) -> anyhow::Result<Server> {
+/// The server with every tool, resource, template and prompt of the fixture, `whoami` if it
+/// is protected, and the task tools (run on tokio) with `tasks`.
+fn server(protected: bool, with_tasks: bool) -> anyhow::Result<Server> {
     // The reference fixture's cache hints: lists shared by everyone for five minutes,
     // resource reads private.
     let five_minutes = Duration::from_secs(300);
@@ -124,6 +139,14 @@ fn server(protected: bool) -> anyhow::Result<Server> {
     }
     if protected {
         builder = builder.tool(tools::whoami());
+    }
+    if with_tasks {
+        builder = builder.tasks(Tasks::new(|task| {
+            tokio::spawn(task);
+        }));
+        for tool in tasks::tools()? {
+            builder = builder.tool(tool);
+        }
     }
     for resource in resources::resources() {
         builder = builder.resource(resource);
@@ -158,15 +181,18 @@ async fn main() -> ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
-    match parse_args(std::env::args().skip(1))? {
+    let Options { listen, tasks } = parse_args(std::env::args().skip(1))?;
+    match listen {
         Listen::Stdio => {
             tracing::info!("serving MCP on stdio");
-            server(false)?.serve(StdioTransport::stdio()?).await?;
+            server(false, tasks)?
+                .serve(StdioTransport::stdio()?)
+                .await?;
             tracing::info!("stdin closed; exiting");
             Ok(())
         }
-        Listen::Http(addr, None) => serve_http(server(false)?, &addr).await,
-        Listen::Http(addr, Some(auth)) => serve_protected(server(true)?, &addr, &auth).await,
+        Listen::Http(addr, None) => serve_http(server(false, tasks)?, &addr).await,
+        Listen::Http(addr, Some(auth)) => serve_protected(server(true, tasks)?, &addr, &auth).await,
     }
 }
 

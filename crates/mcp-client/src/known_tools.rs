@@ -1,21 +1,33 @@
-//! The `x-mcp-header` parameters of the listed tools (2026-07-28): a call of such a tool
-//! carries them as `Mcp-Param-*` headers over Streamable HTTP, and a tool whose annotations
-//! are invalid is dropped from the list, as the revision requires of clients.
+//! What the client remembers of the listed tools besides their output schemas: their
+//! `x-mcp-header` parameters (2026-07-28: a call carries them as `Mcp-Param-*` headers over
+//! Streamable HTTP, and a tool whose annotations are invalid is dropped from the list, as the
+//! revision requires of clients), and whether they run as tasks (`execution.taskSupport`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-use mcp_types::{HeaderParam, JsonObject, McpParamHeaders, Tool};
+use mcp_types::{HeaderParam, JsonObject, McpParamHeaders, Tool, ToolTaskSupport};
 
-/// The header parameters of the tools seen in the last `tools/list`.
-#[derive(Default)]
-pub(crate) struct ToolHeaders {
-    tools: Mutex<HashMap<String, Vec<HeaderParam>>>,
+/// What the client knows of one listed tool.
+struct Known {
+    header_params: Vec<HeaderParam>,
+    task_support: Option<ToolTaskSupport>,
 }
 
-impl ToolHeaders {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<HeaderParam>>> {
+/// The tools seen in the last `tools/list`.
+#[derive(Default)]
+pub(crate) struct KnownTools {
+    tools: Mutex<HashMap<String, Known>>,
+}
+
+impl KnownTools {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Known>> {
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The tool's `execution.taskSupport`, if it was listed with one.
+    pub(crate) fn task_support(&self, name: &str) -> Option<ToolTaskSupport> {
+        self.lock().get(name).and_then(|k| k.task_support)
     }
 
     /// Records a page of `tools/list` (the first page replaces what was known); with
@@ -26,8 +38,15 @@ impl ToolHeaders {
             known.clear();
         }
         tools.retain(|tool| match tool.header_params() {
-            Ok(params) => {
-                known.insert(tool.name.clone(), params);
+            Ok(header_params) => {
+                let task_support = tool.execution.as_ref().and_then(|e| e.task_support);
+                known.insert(
+                    tool.name.clone(),
+                    Known {
+                        header_params,
+                        task_support,
+                    },
+                );
                 true
             }
             Err(e) if drop_invalid => {
@@ -47,7 +66,7 @@ impl ToolHeaders {
     /// has no header parameter with a value there (or was not listed).
     pub(crate) fn for_call(&self, name: &str, arguments: &JsonObject) -> Option<McpParamHeaders> {
         let known = self.lock();
-        let headers = McpParamHeaders::for_call(known.get(name)?, arguments);
+        let headers = McpParamHeaders::for_call(&known.get(name)?.header_params, arguments);
         (!headers.is_empty()).then_some(headers)
     }
 }
@@ -64,7 +83,7 @@ mod tests {
 
     #[test]
     fn invalid_tools_are_dropped_and_valid_ones_give_headers() {
-        let headers = ToolHeaders::default();
+        let headers = KnownTools::default();
         let mut tools = vec![
             tool(
                 "ok",

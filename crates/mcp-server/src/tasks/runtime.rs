@@ -1,0 +1,314 @@
+//! The tasks running in this process: their cancellation, the input they wait for, and the
+//! future that runs each (handed to the application's [`TaskExecutor`](super::TaskExecutor)).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::FutureExt as _;
+use futures::future::{AbortHandle, Abortable, Aborted};
+use mcp_jsonrpc::CancellationToken;
+use mcp_types::{
+    CallToolResult, ErrorObject, InputRequest, InputRequests, InputResponse, JsonObject, TaskStatus,
+};
+use tokio::sync::{oneshot, watch};
+
+use super::Tasks;
+use super::store::{TaskOutcome, TaskStoreError, TaskUpdate};
+use crate::error::{BoxError, Result};
+use crate::handler::BoxFuture;
+
+/// A task running in this process.
+pub(crate) struct LiveTask {
+    pub(crate) id: String,
+    /// Whether the task belongs to a 2026-07-28 request (input through `tasks/update`, no
+    /// progress or log messages) or to a session (input as server requests).
+    pub(crate) modern: bool,
+    /// Fired by `tasks/cancel` (and when the task's future is dropped).
+    pub(crate) cancellation: CancellationToken,
+    abort: Mutex<Option<AbortHandle>>,
+    /// The input the task waits for (2026-07-28), by key.
+    pending: tokio::sync::Mutex<BTreeMap<String, Pending>>,
+    /// Makes input keys that are never reused.
+    next_key: AtomicU64,
+    /// Bumped whenever the task's stored state changes: what `tasks/result` waits on.
+    pub(crate) changed: watch::Sender<u64>,
+}
+
+struct Pending {
+    request: InputRequest,
+    answer: oneshot::Sender<InputResponse>,
+}
+
+impl LiveTask {
+    pub(crate) fn cancel(&self) {
+        self.cancellation.cancel();
+        if let Some(abort) = self
+            .abort
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            abort.abort();
+        }
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// A key for an input request the handler did not name: `<kind>-<n>`, never reused.
+    pub(crate) fn fresh_key(&self, kind: &str) -> String {
+        format!("{kind}-{}", self.next_key.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// The tasks of a server: its configuration, and those running here.
+pub(crate) struct TaskRuntime {
+    pub(crate) config: Tasks,
+    live: Mutex<HashMap<String, Arc<LiveTask>>>,
+}
+
+impl std::fmt::Debug for TaskRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskRuntime")
+            .field("running", &self.lock().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a task's future ended.
+pub(crate) type Ended = std::result::Result<
+    std::result::Result<Result<CallToolResult, BoxError>, Aborted>,
+    Box<dyn std::any::Any + Send>,
+>;
+
+impl TaskRuntime {
+    pub(crate) fn new(config: Tasks) -> Self {
+        TaskRuntime {
+            config,
+            live: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A fresh, unguessable task id.
+    pub(crate) fn new_id() -> Result<String> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|e| {
+            crate::Error::Rpc(ErrorObject::internal_error(format!(
+                "no randomness for a task id: {e}"
+            )))
+        })?;
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(format!("task-{hex}"))
+    }
+
+    /// Whether another task may start here (at most [`Tasks::max_running`] at a time).
+    pub(crate) fn has_room(&self) -> bool {
+        self.lock().len() < self.config.max_running
+    }
+
+    /// Registers a task about to run here.
+    pub(crate) fn register(&self, id: &str, modern: bool) -> Arc<LiveTask> {
+        let live = Arc::new(LiveTask {
+            id: id.to_owned(),
+            modern,
+            cancellation: CancellationToken::new(),
+            abort: Mutex::new(None),
+            pending: tokio::sync::Mutex::new(BTreeMap::new()),
+            next_key: AtomicU64::new(0),
+            changed: watch::Sender::new(0),
+        });
+        self.lock().insert(id.to_owned(), live.clone());
+        live
+    }
+
+    /// The task with `id` if it runs here.
+    pub(crate) fn live(&self, id: &str) -> Option<Arc<LiveTask>> {
+        self.lock().get(id).cloned()
+    }
+
+    /// Hands the task's future to the executor: it runs until it ends or is cancelled, then
+    /// its outcome is stored.
+    pub(crate) fn spawn(
+        self: &Arc<Self>,
+        live: Arc<LiveTask>,
+        call: BoxFuture<Result<CallToolResult, BoxError>>,
+        finish: impl FnOnce(Ended) -> FinishedTask + Send + 'static,
+    ) {
+        let (abort, registration) = AbortHandle::new_pair();
+        *live.abort.lock().unwrap_or_else(PoisonError::into_inner) = Some(abort);
+        let runtime = self.clone();
+        let task = async move {
+            let guard = live.cancellation.clone().drop_guard();
+            let ended = std::panic::AssertUnwindSafe(Abortable::new(call, registration))
+                .catch_unwind()
+                .await;
+            let finished = finish(ended);
+            runtime.finish(&live, finished).await;
+            drop(guard);
+        };
+        self.config.executor.execute(Box::pin(task));
+    }
+
+    /// Stores how a task ended (unless it was cancelled, which the store knows already) and
+    /// forgets it here.
+    async fn finish(&self, live: &LiveTask, finished: FinishedTask) {
+        if let FinishedTask::Ended {
+            status,
+            outcome,
+            message,
+        } = finished
+        {
+            let update = TaskUpdate {
+                status: Some(status),
+                status_message: message.map(Some),
+                input_requests: Some(InputRequests::new()),
+                outcome: Some(outcome),
+            };
+            match self.config.store.update(&live.id, update).await {
+                Ok(_) | Err(TaskStoreError::Ended(_)) => {}
+                Err(e) => {
+                    tracing::warn!(task = %live.id, error = %e, "storing the task's outcome failed")
+                }
+            }
+        }
+        self.lock().remove(&live.id);
+        live.bump();
+    }
+
+    /// Marks the task cancelled in the store, then stops it if it runs here. A task that has
+    /// ended stays as it is.
+    pub(crate) async fn cancel(&self, id: &str) -> std::result::Result<(), TaskStoreError> {
+        let update = TaskUpdate {
+            status: Some(TaskStatus::Cancelled),
+            status_message: Some(Some("The task was cancelled.".to_owned())),
+            input_requests: Some(InputRequests::new()),
+            outcome: None,
+        };
+        let outcome = match self.config.store.update(id, update).await {
+            Ok(_) | Err(TaskStoreError::Ended(_)) => Ok(()),
+            Err(e) => Err(e),
+        };
+        if let Some(live) = self.live(id) {
+            live.cancel();
+            live.bump();
+        }
+        outcome
+    }
+
+    /// Waits for an answer to `request` under `key` (2026-07-28): the task is
+    /// `input_required` with every outstanding request until `tasks/update` answers them.
+    pub(crate) async fn ask(
+        &self,
+        live: &LiveTask,
+        key: String,
+        request: InputRequest,
+    ) -> Result<InputResponse> {
+        let (answer, answered) = oneshot::channel();
+        {
+            let mut pending = live.pending.lock().await;
+            pending.insert(key, Pending { request, answer });
+            let update = TaskUpdate {
+                status: Some(TaskStatus::InputRequired),
+                input_requests: Some(snapshot(&pending)),
+                ..Default::default()
+            };
+            self.config
+                .store
+                .update(&live.id, update)
+                .await
+                .map_err(store_error)?;
+        }
+        live.bump();
+        answered.await.map_err(|_| crate::Error::Closed {
+            reason: "the task ended while waiting for input".to_owned(),
+        })
+    }
+
+    /// Delivers `responses` to the task (2026-07-28 `tasks/update`): the answered requests
+    /// leave the stored task before this returns, and the task is `working` again once none
+    /// is left. Answers to keys the task does not wait for are ignored.
+    pub(crate) async fn deliver(
+        &self,
+        id: &str,
+        responses: BTreeMap<String, serde_json::Value>,
+    ) -> Result<()> {
+        let Some(live) = self.live(id) else {
+            return Ok(());
+        };
+        let mut pending = live.pending.lock().await;
+        let mut decoded = Vec::new();
+        for (key, value) in responses {
+            if !pending.contains_key(&key) {
+                continue;
+            }
+            let response: InputResponse = serde_json::from_value(value).map_err(|e| {
+                crate::Error::invalid_params(format!("input response {key} is not valid: {e}"))
+            })?;
+            decoded.push((key, response));
+        }
+        let answered: Vec<(Pending, InputResponse)> = decoded
+            .into_iter()
+            .filter_map(|(key, response)| pending.remove(&key).map(|p| (p, response)))
+            .collect();
+        if answered.is_empty() {
+            return Ok(());
+        }
+        let status = if pending.is_empty() {
+            TaskStatus::Working
+        } else {
+            TaskStatus::InputRequired
+        };
+        let update = TaskUpdate {
+            status: Some(status),
+            input_requests: Some(snapshot(&pending)),
+            ..Default::default()
+        };
+        match self.config.store.update(id, update).await {
+            Ok(_) | Err(TaskStoreError::Ended(_)) => {}
+            Err(e) => return Err(store_error(e)),
+        }
+        for (pending, response) in answered {
+            let _ = pending.answer.send(response);
+        }
+        drop(pending);
+        live.bump();
+        Ok(())
+    }
+}
+
+fn snapshot(pending: &BTreeMap<String, Pending>) -> InputRequests {
+    pending
+        .iter()
+        .map(|(k, p)| (k.clone(), p.request.clone()))
+        .collect()
+}
+
+pub(crate) fn store_error(e: TaskStoreError) -> crate::Error {
+    crate::Error::Rpc(ErrorObject::internal_error(e.to_string()))
+}
+
+/// What a task's end means for the store.
+pub(crate) enum FinishedTask {
+    /// Ended with a terminal status and an outcome.
+    Ended {
+        status: TaskStatus,
+        outcome: TaskOutcome,
+        message: Option<String>,
+    },
+    /// Cancelled: the store says so already.
+    Cancelled,
+}
+
+/// A tool result as a task keeps it: the `CallToolResult` as an object.
+pub(crate) fn result_object(result: &CallToolResult) -> Result<JsonObject> {
+    match serde_json::to_value(result)? {
+        serde_json::Value::Object(object) => Ok(object),
+        _ => Ok(JsonObject::new()),
+    }
+}
