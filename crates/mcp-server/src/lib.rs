@@ -155,7 +155,10 @@ mod tracing_bridge;
 mod uri_template;
 
 #[doc = include_str!("docs/guide.md")]
-pub mod guide {}
+pub mod guide {
+    #[doc = include_str!("docs/tasks.md")]
+    pub mod tasks {}
+}
 
 pub use builder::ServerBuilder;
 pub use cache::{CacheHints, Cacheable};

@@ -30,7 +30,13 @@ pub(crate) struct HttpServer {
 impl HttpServer {
     /// `everything-server --http 127.0.0.1:0`, once it reports `listening on http://...`.
     pub(crate) async fn everything() -> HttpServer {
+        Self::everything_with(&[]).await
+    }
+
+    /// `everything-server <flags> --http 127.0.0.1:0`, once it is listening.
+    pub(crate) async fn everything_with(flags: &[&str]) -> HttpServer {
         let mut child = Command::new(everything_server())
+            .args(flags)
             .args(["--http", "127.0.0.1:0"])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())

@@ -17,6 +17,8 @@
 //!   `Mcp-Param-*` headers, a typed capability refusal.
 //! - `server_api`: our client against a server written with `mcp-server`'s handler API
 //!   (state, extractors, `anyhow` errors) over the in-memory pair.
+//! - `tasks_interop`: tasks with the TypeScript SDK v1: its task client on
+//!   `everything-server --tasks`, our client on its task server, over HTTP and stdio.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 
@@ -37,3 +39,4 @@ mod interop_python;
 mod server_api;
 mod stdio;
 mod support;
+mod tasks_interop;
