@@ -384,6 +384,7 @@ impl ClientBuilder {
             known_tools: KnownTools::default(),
             subscriptions: Subscriptions::default(),
             cache: ResponseCache::new(self.response_cache),
+            task_status: tokio::sync::Notify::new(),
         });
         let failure = shared.failure.clone();
         let mut config = self.config;

@@ -47,8 +47,8 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// sink, not here; cancellations are handled by the connection.
 pub trait ClientHandler: Send + Sync + 'static {
     /// Every notification, first. The default dispatches to the methods below and drops the
-    /// rest (task status, subscription acknowledgements: not used by the revisions this client
-    /// speaks).
+    /// rest (subscription acknowledgements, which concern their
+    /// [`Subscription`](crate::Subscription) only).
     fn on_notification(&self, notification: ServerNotification) -> impl Future<Output = ()> + Send {
         async move {
             match notification {
@@ -63,11 +63,23 @@ pub trait ClientHandler: Send + Sync + 'static {
                     self.on_elicitation_complete(p).await;
                 }
                 ServerNotification::Progress(p) => self.on_progress(p).await,
+                ServerNotification::TaskStatusChanged(p) => self.on_task_status(p).await,
                 other => {
                     tracing::debug!(method = other.method(), "ignoring a server notification");
                 }
             }
         }
+    }
+
+    /// `notifications/tasks/status` (2025-11-25): a task the server runs for this client has
+    /// a new status. [`Client::watch_task`](crate::Client::watch_task) already looks again
+    /// when one arrives.
+    fn on_task_status(
+        &self,
+        params: mcp_types::TaskStatusNotificationParams,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = params;
+        async {}
     }
 
     /// `notifications/tools/list_changed`: list the tools again.

@@ -51,6 +51,9 @@ impl Handler for Router {
         match ServerNotification::from_parts(&notification.method, params) {
             Ok(n) => {
                 shared.cache.invalidate(&n);
+                if matches!(n, ServerNotification::TaskStatusChanged(_)) {
+                    shared.task_status.notify_waiters();
+                }
                 if shared.subscriptions.deliver(&n, params).await {
                     // An acknowledgement concerns its subscription only.
                     return;

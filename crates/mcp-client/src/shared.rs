@@ -33,6 +33,9 @@ pub(crate) struct Shared {
     pub(crate) known_tools: KnownTools,
     pub(crate) subscriptions: Subscriptions,
     pub(crate) cache: ResponseCache,
+    /// Woken by every `notifications/tasks/status`: [`Client::watch_task`](crate::Client::watch_task)
+    /// looks again at once instead of at its next poll.
+    pub(crate) task_status: tokio::sync::Notify,
 }
 
 /// The answer to a request whose capability the client did not declare.

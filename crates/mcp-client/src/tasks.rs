@@ -14,6 +14,7 @@
 //! task, or a task the server chose), so a caller that does not care sees a plain call.
 
 use std::collections::BTreeSet;
+use std::pin::Pin;
 use std::time::Duration;
 
 use futures::StreamExt as _;
@@ -309,18 +310,24 @@ impl Client {
     }
 
     /// The task's state each time it is polled (`tasks/get` at the interval the server
-    /// suggests), until it ends; the last item is its terminal state. It does not answer
+    /// suggests, or as soon as a 2025-11-25 server sends `notifications/tasks/status`), until
+    /// it ends; the last item is its terminal state. It does not answer
     /// input (see [`task_result`](Self::task_result)).
     pub fn watch_task<'a>(&'a self, task_id: &'a str) -> BoxStream<'a, Result<TaskInfo>> {
-        stream::unfold(Some(None::<Duration>), move |state| async move {
-            let wait = state?;
-            if let Some(wait) = wait {
-                tokio::time::sleep(wait).await;
+        // Before each look, a `Notified` is taken: it catches a status told while the look
+        // is under way (2025-11-25), so the next look comes at once instead of a poll later.
+        type Told<'a> = Pin<Box<tokio::sync::futures::Notified<'a>>>;
+        stream::unfold(Some(None::<(Duration, Told<'a>)>), move |state| async move {
+            if let Some((wait, told)) = state? {
+                let poll = std::pin::pin!(tokio::time::sleep(wait));
+                futures::future::select(told, poll).await;
             }
+            let told: Told<'a> = Box::pin(self.inner.shared.task_status.notified());
             match self.get_task(task_id).await {
                 Ok(task) => {
-                    let next = (!task.status.is_terminal())
-                        .then(|| Some(task.poll_interval.unwrap_or(DEFAULT_POLL_INTERVAL)));
+                    let next = (!task.status.is_terminal()).then(|| {
+                        Some((task.poll_interval.unwrap_or(DEFAULT_POLL_INTERVAL), told))
+                    });
                     Some((Ok(task), next))
                 }
                 Err(e) => Some((Err(e), None)),

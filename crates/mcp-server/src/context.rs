@@ -300,6 +300,11 @@ impl Context {
     }
 
     /// Links the call to its task.
+    /// The connection the request came on.
+    pub(crate) fn peer(&self) -> &Peer {
+        &self.inner.peer
+    }
+
     pub(crate) fn link_task(&self, link: TaskLink) {
         let _ = self.inner.task.set(link);
     }

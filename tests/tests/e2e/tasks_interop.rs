@@ -59,6 +59,16 @@ fn assert_all_steps_ran(report: &Value) {
         .filter(|p| p["tool"] == "slow_task")
         .collect();
     assert!(progress.len() >= 3, "{progress:?}");
+    // `notifications/tasks/status` told the client of each task's end.
+    let told: Vec<&str> = report["statusNotifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["status"].as_str())
+        .collect();
+    for status in ["completed", "cancelled", "failed"] {
+        assert!(told.contains(&status), "no {status} status notification: {told:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

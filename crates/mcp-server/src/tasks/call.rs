@@ -86,8 +86,8 @@ impl TaskLink {
     }
 
     async fn set_status(&self, status: TaskStatus) -> Result<()> {
-        let store = &self.runtime.config.store;
-        match store
+        match self
+            .runtime
             .update(&self.live.id, TaskUpdate::status(status))
             .await
         {
@@ -277,7 +277,8 @@ async fn create(
         .await
         .map_err(store_error)?;
     let modern = cx.protocol_version().era() == Era::Stateless;
-    let live = runtime.register(&record.id, modern);
+    let status_to = (!modern).then(|| cx.peer().clone());
+    let live = runtime.register(&record.id, modern, status_to);
     tracing::debug!(task = %record.id, "task created");
     Ok((record, live))
 }

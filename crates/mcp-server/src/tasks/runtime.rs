@@ -7,14 +7,16 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::FutureExt as _;
 use futures::future::{AbortHandle, Abortable, Aborted};
-use mcp_jsonrpc::CancellationToken;
+use mcp_jsonrpc::{CancellationToken, Peer};
 use mcp_types::{
-    CallToolResult, ErrorObject, InputRequest, InputRequests, InputResponse, JsonObject, TaskStatus,
+    CallToolResult, ErrorObject, InputRequest, InputRequests, InputResponse, JsonObject,
+    Notification as _, TaskStatus, TaskStatusChanged, TaskStatusNotificationParams,
 };
 use tokio::sync::{oneshot, watch};
 
 use super::Tasks;
-use super::store::{TaskOutcome, TaskStoreError, TaskUpdate};
+use super::store::{TaskOutcome, TaskRecord, TaskStoreError, TaskUpdate};
+use super::wire;
 use crate::error::{BoxError, Result};
 use crate::handler::BoxFuture;
 
@@ -24,6 +26,10 @@ pub(crate) struct LiveTask {
     /// Whether the task belongs to a 2026-07-28 request (input through `tasks/update`, no
     /// progress or log messages) or to a session (input as server requests).
     pub(crate) modern: bool,
+    /// Where `notifications/tasks/status` goes when the status changes: the session that
+    /// created the task (2025-11-25; the extension has no such notification on the request's
+    /// connection).
+    status_to: Option<Peer>,
     /// Fired by `tasks/cancel` (and when the task's future is dropped).
     pub(crate) cancellation: CancellationToken,
     abort: Mutex<Option<AbortHandle>>,
@@ -55,6 +61,28 @@ impl LiveTask {
 
     fn bump(&self) {
         self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Sends `notifications/tasks/status` with the task as `record` has it, if the task
+    /// tells a session.
+    async fn tell_status(&self, record: &TaskRecord) {
+        let Some(peer) = &self.status_to else {
+            return;
+        };
+        let params = TaskStatusNotificationParams {
+            meta: None,
+            task: wire::legacy_task(record),
+        };
+        let sent = match serde_json::value::to_raw_value(&params) {
+            Ok(raw) => peer.notify(TaskStatusChanged::METHOD, Some(raw)).await,
+            Err(e) => {
+                tracing::warn!(task = %self.id, error = %e, "encoding a task status failed");
+                return;
+            }
+        };
+        if let Err(e) = sent {
+            tracing::debug!(task = %self.id, error = %e, "task status not sent");
+        }
     }
 
     /// A key for an input request the handler did not name: `<kind>-<n>`, never reused.
@@ -112,11 +140,17 @@ impl TaskRuntime {
         self.lock().len() < self.config.max_running
     }
 
-    /// Registers a task about to run here.
-    pub(crate) fn register(&self, id: &str, modern: bool) -> Arc<LiveTask> {
+    /// Registers a task about to run here; its status changes are told to `status_to`.
+    pub(crate) fn register(
+        &self,
+        id: &str,
+        modern: bool,
+        status_to: Option<Peer>,
+    ) -> Arc<LiveTask> {
         let live = Arc::new(LiveTask {
             id: id.to_owned(),
             modern,
+            status_to,
             cancellation: CancellationToken::new(),
             abort: Mutex::new(None),
             pending: tokio::sync::Mutex::new(BTreeMap::new()),
@@ -170,7 +204,7 @@ impl TaskRuntime {
                 input_requests: Some(InputRequests::new()),
                 outcome: Some(outcome),
             };
-            match self.config.store.update(&live.id, update).await {
+            match self.update(&live.id, update).await {
                 Ok(_) | Err(TaskStoreError::Ended(_)) => {}
                 Err(e) => {
                     tracing::warn!(task = %live.id, error = %e, "storing the task's outcome failed")
@@ -179,6 +213,22 @@ impl TaskRuntime {
         }
         self.lock().remove(&live.id);
         live.bump();
+    }
+
+    /// Applies `update` to the stored task; a new status is told to the session that created
+    /// the task, if it runs here (`notifications/tasks/status`, best effort: a closed
+    /// connection is not an error of the task).
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        update: TaskUpdate,
+    ) -> std::result::Result<Option<TaskRecord>, TaskStoreError> {
+        let new_status = update.status.is_some();
+        let record = self.config.store.update(id, update).await?;
+        if let (true, Some(record), Some(live)) = (new_status, &record, self.live(id)) {
+            live.tell_status(record).await;
+        }
+        Ok(record)
     }
 
     /// Marks the task cancelled in the store, then stops it if it runs here. A task that has
@@ -190,7 +240,7 @@ impl TaskRuntime {
             input_requests: Some(InputRequests::new()),
             outcome: None,
         };
-        let outcome = match self.config.store.update(id, update).await {
+        let outcome = match self.update(id, update).await {
             Ok(_) | Err(TaskStoreError::Ended(_)) => Ok(()),
             Err(e) => Err(e),
         };
@@ -218,11 +268,7 @@ impl TaskRuntime {
                 input_requests: Some(snapshot(&pending)),
                 ..Default::default()
             };
-            self.config
-                .store
-                .update(&live.id, update)
-                .await
-                .map_err(store_error)?;
+            self.update(&live.id, update).await.map_err(store_error)?;
         }
         live.bump();
         answered.await.map_err(|_| crate::Error::Closed {
@@ -269,7 +315,7 @@ impl TaskRuntime {
             input_requests: Some(snapshot(&pending)),
             ..Default::default()
         };
-        match self.config.store.update(id, update).await {
+        match self.update(id, update).await {
             Ok(_) | Err(TaskStoreError::Ended(_)) => {}
             Err(e) => return Err(store_error(e)),
         }

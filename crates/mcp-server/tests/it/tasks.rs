@@ -325,3 +325,46 @@ async fn limits_and_owners() {
         ErrorCode::INVALID_PARAMS.0
     );
 }
+
+/// Records the statuses `notifications/tasks/status` tells.
+#[derive(Clone, Default)]
+struct Told(Arc<std::sync::Mutex<Vec<TaskStatus>>>);
+
+impl mcp_client::ClientHandler for Told {
+    async fn on_task_status(&self, params: mcp_server::types::TaskStatusNotificationParams) {
+        self.0.lock().unwrap().push(params.task.status);
+    }
+}
+
+#[tokio::test]
+async fn the_handshake_era_is_told_each_status() {
+    // Polls every 10 s: the watch below ends long before, woken by the notifications.
+    let tasks = tasks().poll_interval(Duration::from_secs(10));
+    let server = server_with(tasks, Arc::new(AtomicBool::new(false)));
+    let told = Told::default();
+    let client = connect(&server, answering(EraChoice::Legacy).handler(told.clone())).await;
+
+    let ToolCallOutcome::Task(task) = client
+        .call_tool_as_task(CallToolRequestParams::new("ask"), None)
+        .await
+        .unwrap()
+    else {
+        panic!("a task")
+    };
+    let watched = tokio::time::timeout(
+        Duration::from_secs(5),
+        client.watch_task(&task.task_id).collect::<Vec<_>>(),
+    )
+    .await
+    .expect("the status notifications woke the watch");
+    let last = watched.last().unwrap().as_ref().unwrap();
+    assert_eq!(last.status, TaskStatus::Completed);
+    assert_eq!(
+        *told.0.lock().unwrap(),
+        [
+            TaskStatus::InputRequired,
+            TaskStatus::Working,
+            TaskStatus::Completed
+        ]
+    );
+}
