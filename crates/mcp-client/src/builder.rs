@@ -11,8 +11,10 @@ use std::time::Duration;
 use futures::future::{Either, select};
 use mcp_jsonrpc::{Peer, RequestOptions, Transport};
 use mcp_types::{
-    ClientCapabilities, Discover, ElicitationCapability, Era, Implementation, JsonObject, Ping,
+    ClientCapabilities, ClientTaskRequestsCapability, ClientTasksCapability, Discover,
+    ElicitationCapability, ElicitationTasksCapability, Era, Implementation, JsonObject, Ping,
     ProtocolVersion, Request as _, Root, RootsCapability, SamplingCapability,
+    SamplingTasksCapability,
 };
 use serde_json::Value;
 
@@ -29,6 +31,7 @@ use crate::handler::{
 use crate::known_tools::KnownTools;
 use crate::modern::{DEFAULT_MAX_INPUT_ROUNDS, Modern};
 use crate::output_schema::OutputSchemas;
+use crate::received_tasks::ReceivedTasks;
 use crate::router::Router;
 use crate::shared::Shared;
 use crate::subscription::Subscriptions;
@@ -64,6 +67,7 @@ pub struct ClientBuilder {
     apply_defaults: bool,
     roots: Option<Vec<Root>>,
     tasks: bool,
+    max_received_tasks: usize,
     config: mcp_jsonrpc::Config,
     max_total_timeout: Option<Duration>,
     ping_interval: Option<Duration>,
@@ -117,6 +121,7 @@ impl ClientBuilder {
             apply_defaults: false,
             roots: None,
             tasks: true,
+            max_received_tasks: crate::received_tasks::DEFAULT_MAX_RECEIVED_TASKS,
             config: mcp_jsonrpc::Config::default(),
             max_total_timeout: None,
             ping_interval: None,
@@ -246,9 +251,24 @@ impl ClientBuilder {
     /// `io.modelcontextprotocol/tasks` extension, so the server may run a `tools/call` as a
     /// task, which [`Client::call_tool`](crate::Client::call_tool) then follows to its end. With
     /// `false` a server that must run a tool as a task refuses the call (-32021).
+    ///
+    /// On 2025-11-25 it also declares the `tasks` capability for the requests it has handlers
+    /// for (`sampling/createMessage`, `elicitation/create`): the server may then ask for one
+    /// as a task, which runs inside the [`Connection`] future while the server follows it
+    /// (see [`max_received_tasks`](Self::max_received_tasks) and
+    /// [`RequestContext::task_id`](crate::RequestContext::task_id)).
     #[must_use]
     pub fn tasks(mut self, enabled: bool) -> Self {
         self.tasks = enabled;
+        self
+    }
+
+    /// How many tasks the server may have on this client at once (2025-11-25; default 64,
+    /// at least 1). Ended and expired tasks make room; past the limit a request for a task
+    /// is refused with an internal error.
+    #[must_use]
+    pub fn max_received_tasks(mut self, max: usize) -> Self {
+        self.max_received_tasks = max.max(1);
         self
     }
 
@@ -328,6 +348,27 @@ impl ClientBuilder {
                 ..Default::default()
             });
         }
+        if self.tasks && (self.sampling.is_some() || self.elicitation.is_some()) {
+            caps.tasks = Some(ClientTasksCapability {
+                list: Some(JsonObject::new()),
+                cancel: Some(JsonObject::new()),
+                requests: Some(ClientTaskRequestsCapability {
+                    sampling: self.sampling.is_some().then(|| SamplingTasksCapability {
+                        create_message: Some(JsonObject::new()),
+                        ..Default::default()
+                    }),
+                    elicitation: self
+                        .elicitation
+                        .is_some()
+                        .then(|| ElicitationTasksCapability {
+                            create: Some(JsonObject::new()),
+                            ..Default::default()
+                        }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+        }
         if self.elicitation.is_some() {
             let mut form = JsonObject::new();
             if self.apply_defaults {
@@ -373,6 +414,7 @@ impl ClientBuilder {
     /// Dropping the future drops the connection (the transport is dropped unclosed).
     pub async fn connect<T: Transport>(self, transport: T) -> Result<(Client, Connection)> {
         let plan = self.plan()?;
+        let (received_tasks, task_runner) = ReceivedTasks::new(self.max_received_tasks);
         let shared = Arc::new(Shared {
             capabilities: plan.capabilities.clone(),
             roots: Mutex::new(self.roots.unwrap_or_default()),
@@ -385,6 +427,7 @@ impl ClientBuilder {
             subscriptions: Subscriptions::default(),
             cache: ResponseCache::new(self.response_cache),
             task_status: tokio::sync::Notify::new(),
+            received: received_tasks,
         });
         let failure = shared.failure.clone();
         let mut config = self.config;
@@ -404,7 +447,13 @@ impl ClientBuilder {
             },
             config,
         );
-        let mut run: BoxFuture<mcp_jsonrpc::Result<()>> = Box::pin(conn.run());
+        // The handlers of tasks the server creates here run alongside the connection.
+        let mut run: BoxFuture<mcp_jsonrpc::Result<()>> = Box::pin(async move {
+            match select(pin!(conn.run()), task_runner).await {
+                Either::Left((end, _)) => end,
+                Either::Right((never, _)) => match never {},
+            }
+        });
         let outcome = {
             let opening = pin!(negotiate(&peer, &failure, &plan));
             match select(opening, &mut run).await {

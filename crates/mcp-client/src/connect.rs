@@ -137,9 +137,14 @@ async fn discover(
     let mut version = plan.modern_version.clone();
     let mut retried = false;
     loop {
+        // The 2025-11-25 `tasks` capability has no place in 2026-07-28 (the extension does).
+        let capabilities = ClientCapabilities {
+            tasks: None,
+            ..plan.capabilities.clone()
+        };
         let modern = Modern::new(
             version.clone(),
-            &plan.capabilities,
+            &capabilities,
             &plan.client_info,
             plan.max_input_rounds,
         )?;

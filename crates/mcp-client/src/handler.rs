@@ -162,6 +162,10 @@ enum Origin {
         key: String,
         cancellation: CancellationToken,
     },
+    Task {
+        task_id: String,
+        cancellation: CancellationToken,
+    },
 }
 
 impl RequestContext {
@@ -180,11 +184,31 @@ impl RequestContext {
         }
     }
 
-    /// The id of the server's request (handshake era); `None` for an input request.
+    pub(crate) fn for_task(task_id: &str, cancellation: CancellationToken) -> Self {
+        RequestContext {
+            origin: Origin::Task {
+                task_id: task_id.to_owned(),
+                cancellation,
+            },
+        }
+    }
+
+    /// The id of the server's request (handshake era); `None` for an input request and for a
+    /// task.
     pub fn id(&self) -> Option<&Id> {
         match &self.origin {
             Origin::Request(inner) => Some(inner.id()),
-            Origin::Input { .. } => None,
+            Origin::Input { .. } | Origin::Task { .. } => None,
+        }
+    }
+
+    /// The task the request runs as, when the server asked for one (2025-11-25: a
+    /// `sampling/createMessage` or `elicitation/create` with `task`); the server follows it
+    /// with `tasks/get` and fetches the answer with `tasks/result`.
+    pub fn task_id(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Task { task_id, .. } => Some(task_id),
+            _ => None,
         }
     }
 
@@ -192,23 +216,24 @@ impl RequestContext {
     /// a server request.
     pub fn input_key(&self) -> Option<&str> {
         match &self.origin {
-            Origin::Request(_) => None,
             Origin::Input { key, .. } => Some(key),
+            _ => None,
         }
     }
 
     /// Fired when the server cancels the request (the handler future is dropped as well, so
     /// this is for work handed off elsewhere). An input request is cancelled when the call
-    /// that received it ends without its answer: dropped, or timed out.
+    /// that received it ends without its answer: dropped, or timed out. A task is cancelled
+    /// by the server's `tasks/cancel`.
     pub fn cancellation(&self) -> &CancellationToken {
         match &self.origin {
             Origin::Request(inner) => inner.cancellation(),
-            Origin::Input { cancellation, .. } => cancellation,
+            Origin::Input { cancellation, .. } | Origin::Task { cancellation, .. } => cancellation,
         }
     }
 
-    /// Reports progress to the server, if it asked for progress. An input request has no one
-    /// to report to: this does nothing.
+    /// Reports progress to the server, if it asked for progress. An input request and a task
+    /// have no one to report to: this does nothing.
     ///
     /// # Errors
     ///
@@ -224,7 +249,7 @@ impl RequestContext {
                 .report_progress(progress, total, message)
                 .await
                 .map_err(|e| crate::Error::from_jsonrpc(e, "notifications/progress", None)),
-            Origin::Input { .. } => Ok(()),
+            Origin::Input { .. } | Origin::Task { .. } => Ok(()),
         }
     }
 }

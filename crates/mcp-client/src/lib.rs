@@ -142,6 +142,7 @@ mod known_tools;
 mod listen;
 mod modern;
 mod output_schema;
+mod received_tasks;
 mod router;
 mod shared;
 mod subscription;

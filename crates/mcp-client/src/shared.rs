@@ -18,6 +18,7 @@ use crate::form_defaults::apply_defaults;
 use crate::handler::{DynClientHandler, DynElicitationHandler, DynSamplingHandler, RequestContext};
 use crate::known_tools::KnownTools;
 use crate::output_schema::OutputSchemas;
+use crate::received_tasks::ReceivedTasks;
 use crate::subscription::Subscriptions;
 use crate::transport::FailureSlot;
 
@@ -33,9 +34,12 @@ pub(crate) struct Shared {
     pub(crate) known_tools: KnownTools,
     pub(crate) subscriptions: Subscriptions,
     pub(crate) cache: ResponseCache,
-    /// Woken by every `notifications/tasks/status`: [`Client::watch_task`](crate::Client::watch_task)
-    /// looks again at once instead of at its next poll.
+    /// Woken by every `notifications/tasks/status` (and `notifications/tasks` on a listen
+    /// stream): [`Client::watch_task`](crate::Client::watch_task) looks again at once instead
+    /// of at its next poll.
     pub(crate) task_status: tokio::sync::Notify,
+    /// The tasks the server created on this client (2025-11-25).
+    pub(crate) received: ReceivedTasks,
 }
 
 /// The answer to a request whose capability the client did not declare.

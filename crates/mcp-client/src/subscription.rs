@@ -35,8 +35,8 @@ pub(crate) const SUBSCRIPTION_CAPACITY: usize = 64;
 pub(crate) enum Event {
     /// The server's acknowledgement: what it agreed to send.
     Acknowledged(SubscriptionFilter),
-    /// A notification.
-    Notification(ServerNotification),
+    /// A notification (boxed: a task's notification is large).
+    Notification(Box<ServerNotification>),
 }
 
 struct Route {
@@ -155,7 +155,7 @@ impl Subscriptions {
                 Some(SubscriptionsAcknowledgedNotificationParams { notifications, .. }) => {
                     Event::Acknowledged(notifications.clone())
                 }
-                None => Event::Notification(n.clone()),
+                None => Event::Notification(Box::new(n.clone())),
             };
             // A subscription dropped meanwhile: nobody to tell.
             let _ = tx.send(event).await;
@@ -301,7 +301,7 @@ impl Stream for Subscription {
         }
         loop {
             match self.events.poll_recv(cx) {
-                Poll::Ready(Some(Event::Notification(n))) => return Poll::Ready(Some(Ok(n))),
+                Poll::Ready(Some(Event::Notification(n))) => return Poll::Ready(Some(Ok(*n))),
                 // A repeated acknowledgement changes nothing.
                 Poll::Ready(Some(Event::Acknowledged(_))) => continue,
                 Poll::Ready(None) | Poll::Pending => break,
@@ -348,7 +348,7 @@ mod tests {
         assert!(!subs.deliver(&changed, Some(&tagged)).await);
         assert!(matches!(
             rx_modern.try_recv(),
-            Ok(Event::Notification(ServerNotification::ToolListChanged(_)))
+            Ok(Event::Notification(n)) if matches!(*n, ServerNotification::ToolListChanged(_))
         ));
         // Untagged and not in the legacy filter: nobody.
         assert!(!subs.deliver(&changed, None).await);

@@ -317,22 +317,25 @@ impl Client {
         // Before each look, a `Notified` is taken: it catches a status told while the look
         // is under way (2025-11-25), so the next look comes at once instead of a poll later.
         type Told<'a> = Pin<Box<tokio::sync::futures::Notified<'a>>>;
-        stream::unfold(Some(None::<(Duration, Told<'a>)>), move |state| async move {
-            if let Some((wait, told)) = state? {
-                let poll = std::pin::pin!(tokio::time::sleep(wait));
-                futures::future::select(told, poll).await;
-            }
-            let told: Told<'a> = Box::pin(self.inner.shared.task_status.notified());
-            match self.get_task(task_id).await {
-                Ok(task) => {
-                    let next = (!task.status.is_terminal()).then(|| {
-                        Some((task.poll_interval.unwrap_or(DEFAULT_POLL_INTERVAL), told))
-                    });
-                    Some((Ok(task), next))
+        stream::unfold(
+            Some(None::<(Duration, Told<'a>)>),
+            move |state| async move {
+                if let Some((wait, told)) = state? {
+                    let poll = std::pin::pin!(tokio::time::sleep(wait));
+                    futures::future::select(told, poll).await;
                 }
-                Err(e) => Some((Err(e), None)),
-            }
-        })
+                let told: Told<'a> = Box::pin(self.inner.shared.task_status.notified());
+                match self.get_task(task_id).await {
+                    Ok(task) => {
+                        let next = (!task.status.is_terminal()).then(|| {
+                            Some((task.poll_interval.unwrap_or(DEFAULT_POLL_INTERVAL), told))
+                        });
+                        Some((Ok(task), next))
+                    }
+                    Err(e) => Some((Err(e), None)),
+                }
+            },
+        )
         .boxed()
     }
 

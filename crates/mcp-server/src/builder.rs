@@ -469,13 +469,13 @@ impl ServerBuilder {
                 filters: self.filters,
                 fallback: self.fallback,
                 service,
-                events,
+                events: events.clone(),
                 cache: self.cache,
                 state_codec,
                 state_principal: self.state_principal,
                 tasks: self
                     .tasks
-                    .map(|t| Arc::new(crate::tasks::runtime::TaskRuntime::new(t))),
+                    .map(|t| Arc::new(crate::tasks::runtime::TaskRuntime::new(t, events.clone()))),
             }
         });
         Server::from_inner(inner)

@@ -1,4 +1,5 @@
-//! Server events and the bus that carries them: a list changed, a resource was updated. Every
+//! Server events and the bus that carries them: a list changed, a resource was updated, a task
+//! changed. Every
 //! legacy session's notifier and every 2026-07-28 `subscriptions/listen` stream listens to the
 //! server's [`EventBus`]; the in-memory one serves a single process, and an implementation on
 //! a shared broker lets several server instances serve one deployment.
@@ -25,6 +26,14 @@ pub enum ServerEvent {
     ResourceUpdated {
         /// The resource.
         uri: String,
+    },
+    /// The task with `task_id` has a new status (`notifications/tasks` on the
+    /// `subscriptions/listen` streams that asked for it; the listener reads the task from the
+    /// [`TaskStore`](crate::tasks::TaskStore)).
+    TaskChanged {
+        /// The task.
+        #[serde(rename = "taskId")]
+        task_id: String,
     },
 }
 

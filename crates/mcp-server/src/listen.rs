@@ -1,6 +1,8 @@
 //! `subscriptions/listen` (2026-07-28): a request that stays open and carries the list changes
 //! and resource updates its client asked for, each tagged with the subscription's id (the
-//! request's id). It replaces the legacy GET stream and `resources/subscribe`.
+//! request's id). It replaces the legacy GET stream and `resources/subscribe`. With the tasks
+//! extension it also carries `notifications/tasks` for the tasks it names
+//! ([`crate::tasks::listen`]).
 //!
 //! The handler acknowledges first (`notifications/subscriptions/acknowledged`, with the part
 //! of the filter the server honours), then forwards matching events from the server's event
@@ -23,6 +25,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{Error, Result};
 use crate::events::{EventStream, Received, ServerEvent};
+use crate::tasks::listen::{TaskScope, WatchedTasks};
 
 /// What one subscription forwards.
 struct Honoured {
@@ -84,12 +87,16 @@ pub(crate) async fn listen(
     peer: &Peer,
     caps: &ServerCapabilities,
     mut events: EventStream,
+    tasks: Option<TaskScope>,
 ) -> Result<Box<RawValue>> {
     let honoured = Honoured::new(&params.notifications, caps);
+    let mut tasks = WatchedTasks::new(&params.notifications, tasks).await?;
     let closing = SubscriptionsListenResult::closing(&request_id(id));
     let meta: Meta = closing.meta.clone().unwrap_or_default();
+    let mut acknowledged = honoured.filter();
+    tasks.acknowledge(&mut acknowledged);
     let ack = SubscriptionsAcknowledgedNotificationParams {
-        notifications: honoured.filter(),
+        notifications: acknowledged,
         meta: Some(meta.clone()),
         extra: Default::default(),
     };
@@ -100,6 +107,9 @@ pub(crate) async fn listen(
     };
     while let Some(received) = events.next().await {
         match received {
+            Received::Event(ServerEvent::TaskChanged { task_id }) => {
+                tell_task(peer, &mut tasks, &task_id, &meta).await?;
+            }
             Received::Event(event) => send(peer, &honoured, &event, &tagged, &meta).await?,
             // Events were lost: everything this subscription covers may have changed.
             Received::Lagged => {
@@ -113,6 +123,9 @@ pub(crate) async fn listen(
                 for uri in &honoured.uris {
                     let event = ServerEvent::ResourceUpdated { uri: uri.clone() };
                     send(peer, &honoured, &event, &tagged, &meta).await?;
+                }
+                for task_id in tasks.ids() {
+                    tell_task(peer, &mut tasks, &task_id, &meta).await?;
                 }
             }
         }
@@ -144,6 +157,14 @@ async fn send(
         }
         _ => Ok(()),
     }
+}
+
+async fn tell_task(peer: &Peer, tasks: &mut WatchedTasks, id: &str, meta: &Meta) -> Result<()> {
+    if let Some((method, params)) = tasks.changed(id, meta).await? {
+        let raw = serde_json::value::to_raw_value(&params)?;
+        peer.notify(method, Some(raw)).await?;
+    }
+    Ok(())
 }
 
 async fn notify<N: Notification>(peer: &Peer, params: &impl Serialize) -> Result<()> {

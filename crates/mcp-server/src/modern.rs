@@ -29,6 +29,7 @@ use crate::request_state::Binding;
 use crate::server::{MODERN_VERSIONS, Server};
 use crate::service::McpRequest;
 use crate::session_state::ClientState;
+use crate::tasks::listen::TaskScope;
 
 type Reply = Result<Box<RawValue>, ErrorObject>;
 
@@ -92,7 +93,18 @@ pub(crate) async fn serve(
         let params: SubscriptionsListenRequestParams = request.params()?;
         let caps = server.capabilities_for(&version);
         let events = inner.events.subscribe();
-        return listen(params, ctx.id(), ctx.peer(), &caps, events)
+        let tasks = inner.tasks.clone().map(|runtime| TaskScope {
+            runtime,
+            owner: inner
+                .state_principal
+                .as_ref()
+                .and_then(|p| p(ctx.extensions())),
+            declared: capabilities
+                .extensions
+                .as_ref()
+                .is_some_and(|e| e.contains_key(mcp_types::TASKS_EXTENSION)),
+        });
+        return listen(params, ctx.id(), ctx.peer(), &caps, events, tasks)
             .await
             .map_err(|e| error_object(&e, &version));
     }

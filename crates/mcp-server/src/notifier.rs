@@ -45,6 +45,9 @@ impl Pending {
                     self.resources.insert(uri);
                 }
             }
+            // A legacy session hears of its tasks from the task itself
+            // (`notifications/tasks/status`, sent where it runs).
+            Received::Event(ServerEvent::TaskChanged { .. }) => {}
             // Events were lost: everything this session listens to may have changed.
             Received::Lagged => {
                 self.lists

@@ -33,6 +33,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::tasks_extension::TaskChanged;
 use crate::{
     CallTool, CancelTask, Cancelled, ClientCapabilities, Complete, CreateMessage, Discover, Elicit,
     ElicitRequestURLParams, ElicitationComplete, ErrorCode, ErrorObject, GetPrompt, GetTask,
@@ -377,6 +378,9 @@ method_enum! {
         TaskStatusChanged,
         /// `notifications/subscriptions/acknowledged` (2026-07-28).
         SubscriptionsAcknowledged,
+        /// `notifications/tasks` (2026-07-28 tasks extension, on a `subscriptions/listen`
+        /// stream that named the task).
+        TaskChanged,
     }
 }
 

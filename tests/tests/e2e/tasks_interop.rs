@@ -67,7 +67,10 @@ fn assert_all_steps_ran(report: &Value) {
         .filter_map(|n| n["status"].as_str())
         .collect();
     for status in ["completed", "cancelled", "failed"] {
-        assert!(told.contains(&status), "no {status} status notification: {told:?}");
+        assert!(
+            told.contains(&status),
+            "no {status} status notification: {told:?}"
+        );
     }
 }
 

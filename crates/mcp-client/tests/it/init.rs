@@ -166,7 +166,10 @@ async fn capabilities_follow_the_installed_handlers() {
         json!({
             "roots": {"listChanged": true},
             "sampling": {"tools": {}},
-            "elicitation": {"form": {"applyDefaults": true}, "url": {}}
+            "elicitation": {"form": {"applyDefaults": true}, "url": {}},
+            // Both may run as tasks the server creates here.
+            "tasks": {"list": {}, "cancel": {}, "requests": {
+                "sampling": {"createMessage": {}}, "elicitation": {"create": {}}}}
         })
     );
     assert!(h.client.capabilities().supports_elicitation_url());

@@ -7,6 +7,7 @@ mod modern;
 mod notifications;
 mod output_schema;
 mod ping;
+mod received_tasks;
 mod server_requests;
 mod support;
 mod timeouts;

@@ -111,11 +111,10 @@ impl Methods<'_> {
             .await
             .map_err(store_error)?
             .ok_or_else(not_found)?;
-        match &record.owner {
-            Some(owner) if Some(owner) != owner_of(self.server, self.cx).as_ref() => {
-                Err(not_found())
-            }
-            _ => Ok(record),
+        if record.visible_to(owner_of(self.server, self.cx).as_deref()) {
+            Ok(record)
+        } else {
+            Err(not_found())
         }
     }
 

@@ -65,6 +65,7 @@ mod memory;
 mod store;
 
 pub(crate) mod call;
+pub(crate) mod listen;
 pub(crate) mod methods;
 pub(crate) mod runtime;
 pub(crate) mod wire;

@@ -18,6 +18,7 @@ use super::Tasks;
 use super::store::{TaskOutcome, TaskRecord, TaskStoreError, TaskUpdate};
 use super::wire;
 use crate::error::{BoxError, Result};
+use crate::events::{EventBus, ServerEvent};
 use crate::handler::BoxFuture;
 
 /// A task running in this process.
@@ -94,6 +95,8 @@ impl LiveTask {
 /// The tasks of a server: its configuration, and those running here.
 pub(crate) struct TaskRuntime {
     pub(crate) config: Tasks,
+    /// Where status changes are published, for `subscriptions/listen` streams (2026-07-28).
+    events: Arc<dyn EventBus>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
 }
 
@@ -112,9 +115,10 @@ pub(crate) type Ended = std::result::Result<
 >;
 
 impl TaskRuntime {
-    pub(crate) fn new(config: Tasks) -> Self {
+    pub(crate) fn new(config: Tasks, events: Arc<dyn EventBus>) -> Self {
         TaskRuntime {
             config,
+            events,
             live: Mutex::new(HashMap::new()),
         }
     }
@@ -215,9 +219,10 @@ impl TaskRuntime {
         live.bump();
     }
 
-    /// Applies `update` to the stored task; a new status is told to the session that created
-    /// the task, if it runs here (`notifications/tasks/status`, best effort: a closed
-    /// connection is not an error of the task).
+    /// Applies `update` to the stored task. A new status is published on the event bus (for
+    /// `subscriptions/listen`), and told to the session that created the task if it runs here
+    /// (`notifications/tasks/status`, best effort: a closed connection is not an error of the
+    /// task).
     pub(crate) async fn update(
         &self,
         id: &str,
@@ -225,8 +230,13 @@ impl TaskRuntime {
     ) -> std::result::Result<Option<TaskRecord>, TaskStoreError> {
         let new_status = update.status.is_some();
         let record = self.config.store.update(id, update).await?;
-        if let (true, Some(record), Some(live)) = (new_status, &record, self.live(id)) {
-            live.tell_status(record).await;
+        if let (true, Some(record)) = (new_status, &record) {
+            self.events.publish(ServerEvent::TaskChanged {
+                task_id: id.to_owned(),
+            });
+            if let Some(live) = self.live(id) {
+                live.tell_status(record).await;
+            }
         }
         Ok(record)
     }

@@ -47,6 +47,11 @@ pub enum TaskOutcome {
 }
 
 impl TaskRecord {
+    /// Whether a requestor that is `owner` may see the task.
+    pub fn visible_to(&self, owner: Option<&str>) -> bool {
+        self.owner.is_none() || self.owner.as_deref() == owner
+    }
+
     /// A new `working` task created now.
     pub fn new(id: impl Into<String>, owner: Option<String>, ttl: Option<Duration>) -> Self {
         let now = SystemTime::now();

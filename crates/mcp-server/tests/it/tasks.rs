@@ -368,3 +368,49 @@ async fn the_handshake_era_is_told_each_status() {
         ]
     );
 }
+
+#[tokio::test]
+async fn the_stateless_era_hears_of_tasks_it_listens_to() {
+    use mcp_server::types::{ServerNotification, SubscriptionFilter};
+
+    let server = server_with(tasks(), Arc::default());
+    let client = connect(&server, answering(EraChoice::Auto)).await;
+    let ToolCallOutcome::Task(slow) = client
+        .call_tool_as_task(CallToolRequestParams::new("slow"), None)
+        .await
+        .unwrap()
+    else {
+        panic!("a task")
+    };
+    let mut filter = SubscriptionFilter::default();
+    filter.extra.insert(
+        "taskIds".into(),
+        json!([slow.task_id, "task-of-nobody-known"]),
+    );
+    let mut heard = client.listen(filter.clone()).await.unwrap();
+    // Only the tasks the listener may see are acknowledged.
+    assert_eq!(
+        heard.acknowledged().extra.get("taskIds"),
+        Some(&json!([slow.task_id]))
+    );
+    client.cancel_task(&slow.task_id).await.unwrap();
+    let told = tokio::time::timeout(Duration::from_secs(5), heard.next())
+        .await
+        .expect("notifications/tasks in time")
+        .unwrap()
+        .unwrap();
+    let ServerNotification::TaskChanged(told) = told else {
+        panic!("{told:?}")
+    };
+    assert_eq!(told.task.task_id, slow.task_id);
+    assert_eq!(told.task.status, TaskStatus::Cancelled);
+    assert!(told.meta.is_some(), "tagged with the subscription id");
+
+    // Naming tasks without the extension is refused with -32021.
+    let plain = connect(&server, Client::builder().tasks(false)).await;
+    let refused = plain.listen(filter).await.unwrap_err();
+    assert!(
+        matches!(refused, ClientError::MissingClientCapability { .. }),
+        "{refused}"
+    );
+}
