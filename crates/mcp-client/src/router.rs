@@ -63,9 +63,10 @@ impl Router {
                 Ok(p) => tasks.result(&p).await.and_then(|r| to_raw(&r)),
                 Err(e) => Err(e),
             },
+            // Absent params are the first page.
             ListTasks::METHOD => request
-                .params::<PaginatedRequestParams>()
-                .and_then(|p| tasks.list(&p))
+                .params::<Option<PaginatedRequestParams>>()
+                .and_then(|p| tasks.list(&p.unwrap_or_default()))
                 .and_then(|r| to_raw(&r)),
             CancelTask::METHOD => request
                 .params::<GetTaskRequestParams>()

@@ -7,6 +7,8 @@
 //! calls with argument validation, resource reads and subscriptions, prompts, argument
 //! completion and logging. Handlers are plain async functions or closures taking their input
 //! and whatever else they need from the request ([`Context`], application [`State`], ...).
+//! A long-running tool can run as a task in both eras ([`tasks`], and the guide page
+//! [`guide::tasks`]).
 //!
 //! # Example
 //!

@@ -3,7 +3,9 @@
 //! - its client's experimental task API (`tests/peers/ts_task_client.mjs`) runs tasks on
 //!   `everything-server --tasks`: a task with progress and its result, `tasks/get`,
 //!   `tasks/list`, a cancelled task, a tool that must be a task, the refusals of the spec;
-//! - our client runs tasks on its server (`tests/peers/ts_task_server.mjs`).
+//! - our client runs tasks on its server (`tests/peers/ts_task_server.mjs`);
+//! - its server runs sampling and elicitation as tasks on our client
+//!   (`tests/peers/ts_task_requestor.mjs`), following them with `tasks/*`.
 //!
 //! (The 2026-07-28 extension is checked against the conformance suite's `tasks-*` scenarios,
 //! in `cargo xtask conformance`.)
@@ -11,8 +13,12 @@
 use std::time::Duration;
 
 use futures::StreamExt as _;
-use mcp_client::{Client, EraChoice, ToolCallOutcome};
-use mcp_types::{CallToolRequestParams, JsonObject, TaskStatus, ToolTaskSupport};
+use mcp_client::{Client, ClientBuilder, EraChoice, RequestContext, ToolCallOutcome};
+use mcp_types::{
+    CallToolRequestParams, CallToolResult, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitValue, JsonObject, SamplingContent,
+    SamplingMessageContentBlock, TaskStatus, TextContent, ToolTaskSupport,
+};
 use serde_json::{Value, json};
 
 use crate::client_support::Running;
@@ -185,5 +191,89 @@ async fn our_client_runs_tasks_on_the_typescript_server_over_stdio() {
         .arg(peers_dir().join("ts_task_server.mjs"));
     let running = Running::start(command, Client::builder()).await;
     our_client_runs_tasks(&running.client).await;
+    running.close().await;
+}
+
+/// A client that answers elicitation with the colour blue (or, asked to wait, waits until
+/// cancelled) and sampling with "hi", saying it ran as a task.
+fn receiving_client() -> ClientBuilder {
+    Client::builder()
+        .era(EraChoice::Auto)
+        .elicitation(
+            |params: ElicitRequestParams, ctx: RequestContext| async move {
+                if params.message().contains("Wait") {
+                    ctx.cancellation().cancelled().await;
+                    return Ok(ElicitResult::decline());
+                }
+                let colour = if ctx.task_id().is_some() {
+                    "blue"
+                } else {
+                    "not a task"
+                };
+                let content = [("colour".to_owned(), ElicitValue::from(colour))].into();
+                Ok::<_, mcp_jsonrpc::ErrorObject>(ElicitResult::accept(Some(content)))
+            },
+        )
+        .sampling(
+            |_: CreateMessageRequestParams, ctx: RequestContext| async move {
+                let text = if ctx.task_id().is_some() {
+                    "hi"
+                } else {
+                    "not a task"
+                };
+                let text = SamplingMessageContentBlock::Text(TextContent::new(text));
+                Ok(CreateMessageResult::new(
+                    "model",
+                    SamplingContent::Single(text),
+                ))
+            },
+        )
+}
+
+async fn requestor_tool(client: &Client, name: &str) -> CallToolResult {
+    let result = client
+        .call_tool(CallToolRequestParams::new(name))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(!result.is_error(), "{name}: {result:?}");
+    result
+}
+
+/// The TypeScript server runs our handlers as tasks and follows them.
+async fn tasks_run_on_our_client(client: &Client) {
+    let elicited = requestor_tool(client, "elicit_as_task").await;
+    let text = elicited.content[0].as_text().unwrap();
+    assert!(
+        text.starts_with("elicited accept blue via client-task-"),
+        "{text}"
+    );
+    let polled = &elicited.structured_content.as_ref().unwrap()["polled"];
+    assert_eq!(polled.as_array().unwrap().last(), Some(&json!("completed")));
+    let sampled = requestor_tool(client, "sample_as_task").await;
+    let text = sampled.content[0].as_text().unwrap();
+    assert!(text.starts_with("sampled hi via client-task-"), "{text}");
+    let listed = requestor_tool(client, "list_client_tasks").await;
+    assert_eq!(listed.content[0].as_text(), Some("2 tasks"));
+    let cancelled = requestor_tool(client, "cancel_client_task").await;
+    assert_eq!(cancelled.content[0].as_text(), Some("cancelled cancelled"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_typescript_server_runs_tasks_on_our_client_over_http() {
+    let peers = peers();
+    let script = peers_dir().join("ts_task_requestor.mjs");
+    let server = HttpServer::peer(&peers.node, &[script.as_os_str()]).await;
+    let (client, connection) = connect(&server.mcp_url(), receiving_client()).await;
+    assert_eq!(client.protocol_version().as_str(), "2025-11-25");
+    tasks_run_on_our_client(&client).await;
+    close(client, connection).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_typescript_server_runs_tasks_on_our_client_over_stdio() {
+    let command = mcp_transport_stdio::ChildProcessTransport::builder(&peers().node)
+        .arg(peers_dir().join("ts_task_requestor.mjs"));
+    let running = Running::start(command, receiving_client()).await;
+    tasks_run_on_our_client(&running.client).await;
     running.close().await;
 }

@@ -122,7 +122,7 @@ async fn the_server_runs_elicitation_and_sampling_as_tasks() {
         .unwrap();
     assert_eq!(result["content"]["text"], "hi");
 
-    let listed = h.server.request("tasks/list", json!({})).await.unwrap();
+    let listed = h.server.request("tasks/list", Value::Null).await.unwrap();
     let ids: Vec<&str> = listed["tasks"]
         .as_array()
         .unwrap()

@@ -215,9 +215,10 @@ impl ServerSide {
     }
 
     /// Sends a request to the client; the raw result or error.
+    /// (`Value::Null` sends no params at all.)
     pub(crate) async fn request(&self, method: &'static str, params: Value) -> Reply {
-        let raw = serde_json::value::to_raw_value(&params).unwrap();
-        match self.peer.request(method, Some(raw)).await {
+        let raw = (!params.is_null()).then(|| serde_json::value::to_raw_value(&params).unwrap());
+        match self.peer.request(method, raw).await {
             Ok(raw) => Ok(serde_json::from_str(raw.get()).unwrap()),
             Err(mcp_jsonrpc::Error::Rpc(e)) => Err(e),
             Err(e) => panic!("request failed: {e}"),
