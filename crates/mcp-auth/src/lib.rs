@@ -118,6 +118,37 @@ mod error;
 #[cfg(feature = "server")]
 mod server;
 
+/// Not API: the entry points of the fuzz targets in the workspace's `fuzz/` directory. Each
+/// feeds arbitrary input through the parser that peer-controlled input reaches in production;
+/// none may panic. Not covered by semver.
+#[doc(hidden)]
+#[cfg(any(feature = "server", feature = "client"))]
+pub mod fuzzing {
+    /// The client's parser of a `WWW-Authenticate` header value.
+    #[cfg(feature = "client")]
+    pub fn www_authenticate(value: &str) {
+        let _ = crate::client::challenge::parse(value);
+    }
+
+    /// The resource server's parsing of `Authorization` header values.
+    #[cfg(feature = "server")]
+    pub fn authorization(values: &[&[u8]]) {
+        crate::server::layer::fuzz_credentials(values);
+    }
+
+    /// The header checks of a JWT access token that need no key (RFC 7515 `crit`, `alg`).
+    #[cfg(feature = "server")]
+    pub fn jwt_header(token: &str) {
+        let _ = crate::server::jwt::check_header(token);
+    }
+
+    /// The whole check of a DPoP proof (RFC 9449 §4.3) for a fixed request.
+    #[cfg(feature = "server")]
+    pub fn dpop_proof(proof: &str) {
+        crate::server::dpop::fuzz_verify(proof);
+    }
+}
+
 #[cfg(feature = "client")]
 pub use client::{
     AssertionFn, AssertionRequest, AssertionSource, AuthorizationServerMetadata, BoxFuture,

@@ -1,7 +1,7 @@
 //! The OAuth client side: discovery, client identity, the grants, token storage.
 
 mod assertion;
-mod challenge;
+pub(crate) mod challenge;
 mod discovery;
 mod dpop;
 mod http;

@@ -4,13 +4,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::{Jwk, ThumbprintHash};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use url::Url;
 
+use super::jws::{check_crit, raw_header};
 use crate::digest::sha256_base64url;
 
 /// Whether the resource server takes DPoP-bound tokens (RFC 9449); see
@@ -54,6 +53,7 @@ pub(crate) fn verify(
     jtis: &JtiCache,
 ) -> Result<String, &'static str> {
     let header = raw_header(proof).ok_or("the proof is not a JWS")?;
+    check_crit(&header)?;
     if header.get("typ").and_then(Value::as_str) != Some("dpop+jwt") {
         return Err("the proof's typ is not dpop+jwt");
     }
@@ -112,11 +112,12 @@ pub(crate) fn verify(
         .map_err(|_| "the proof's jwk has no thumbprint")
 }
 
-/// The decoded protected header of a compact JWS, with every member (jsonwebtoken's `Header`
-/// drops the private members of a `jwk`, which must be looked for).
-fn raw_header(jws: &str) -> Option<Map<String, Value>> {
-    let first = jws.split('.').next()?;
-    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(first).ok()?).ok()
+/// [`verify`] for `POST https://mcp.example.com/mcp` with a fresh replay cache (the
+/// `fuzzing` entry point).
+pub(crate) fn fuzz_verify(proof: &str) {
+    if let Ok(htu) = Url::parse("https://mcp.example.com/mcp") {
+        let _ = verify(proof, "POST", &htu, "token", &JtiCache::default());
+    }
 }
 
 /// Same scheme, host, port and path (RFC 9449 §4.3: compared without query and fragment; the
@@ -164,6 +165,8 @@ pub(crate) fn bound_thumbprint(claims: &Map<String, Value>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use serde_json::json;
 
     use super::*;
@@ -284,6 +287,9 @@ mod tests {
             (json!({}), json!({"iat": now() - 3600}), "iat"),
             (json!({}), json!({"ath": ath("another token")}), "ath"),
             (json!({}), json!({"jti": ""}), "jti"),
+            // RFC 7515 §4.1.11: an extension this server does not understand.
+            (json!({"crit": ["exp"]}), json!({}), "crit"),
+            (json!({"crit": []}), json!({}), "crit"),
         ];
         for (header, claims, expected) in cases {
             let p = proof(&key, header.clone(), claims.clone());

@@ -10,6 +10,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::fetch;
+use super::jws::{check_crit, raw_header};
 use crate::{Error, Principal, Result, TokenValidator};
 
 /// The algorithms accepted: asymmetric signatures only (never `none` or an HMAC, whose key an
@@ -101,14 +102,7 @@ impl JwtValidator {
     }
 
     async fn validate_jwt(&self, token: &str) -> Result<Principal> {
-        let header = jsonwebtoken::decode_header(token)
-            .map_err(|_| Error::InvalidToken("malformed JWT".into()))?;
-        if !ALGORITHMS.contains(&header.alg) {
-            return Err(Error::InvalidToken(format!(
-                "algorithm {:?} not accepted",
-                header.alg
-            )));
-        }
+        let header = check_header(token)?;
         let kid = header.kid.as_deref();
         let mut keys = self.keys();
         if !keys.keys.iter().any(|k| matches(k, kid, header.alg)) {
@@ -243,6 +237,22 @@ impl JwtValidator {
     }
 }
 
+/// Reads the protected header of `token` and applies the checks that need no key: a
+/// well-formed header, no `crit` (RFC 7515 §4.1.11), an accepted algorithm.
+pub(crate) fn check_header(token: &str) -> Result<jsonwebtoken::Header> {
+    let malformed = || Error::InvalidToken("malformed JWT".into());
+    let raw = raw_header(token).ok_or_else(malformed)?;
+    check_crit(&raw).map_err(|reason| Error::InvalidToken(reason.into()))?;
+    let header = jsonwebtoken::decode_header(token).map_err(|_| malformed())?;
+    if !ALGORITHMS.contains(&header.alg) {
+        return Err(Error::InvalidToken(format!(
+            "algorithm {:?} not accepted",
+            header.alg
+        )));
+    }
+    Ok(header)
+}
+
 fn matches(key: &Key, kid: Option<&str>, alg: Algorithm) -> bool {
     (kid.is_none() || key.kid.as_deref() == kid) && key.alg.is_none_or(|a| a == alg)
 }
@@ -329,5 +339,104 @@ impl JwtValidatorBuilder {
                 refresh: tokio::sync::Mutex::new(RefreshState::default()),
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair as _};
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use serde_json::json;
+
+    use super::*;
+
+    const ISSUER: &str = "https://as.example.com";
+    const AUDIENCE: &str = "https://mcp.example.com/mcp";
+
+    /// A validator whose JWKS is already loaded with one ES256 key (`kid` "k1"), and a
+    /// function signing a token with `header` and `claims` by that key.
+    fn validator_and_signer() -> (JwtValidator, impl Fn(Value, Value) -> String) {
+        let rng = aws_lc_rs::rand::SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
+        let pair =
+            EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref()).unwrap();
+        let point = pair.public_key().as_ref();
+        let key = DecodingKey::from_ec_components(
+            &URL_SAFE_NO_PAD.encode(&point[1..33]),
+            &URL_SAFE_NO_PAD.encode(&point[33..]),
+        )
+        .unwrap();
+        let validator = JwtValidator::builder(ISSUER, AUDIENCE)
+            .jwks_uri("https://as.example.com/jwks")
+            .build()
+            .unwrap();
+        *validator.inner.keys.write().unwrap() = Arc::new(KeySet {
+            generation: 1,
+            keys: vec![Key {
+                kid: Some("k1".into()),
+                alg: Some(Algorithm::ES256),
+                key,
+            }],
+        });
+        let encoding = jsonwebtoken::EncodingKey::from_ec_der(pkcs8.as_ref());
+        let sign = move |header: Value, claims: Value| {
+            // Written by hand: jsonwebtoken's Header cannot hold `"crit": null`.
+            let input = format!(
+                "{}.{}",
+                URL_SAFE_NO_PAD.encode(header.to_string()),
+                URL_SAFE_NO_PAD.encode(claims.to_string())
+            );
+            let signature =
+                jsonwebtoken::crypto::sign(input.as_bytes(), &encoding, Algorithm::ES256).unwrap();
+            format!("{input}.{signature}")
+        };
+        (validator, sign)
+    }
+
+    fn claims() -> Value {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        json!({"iss": ISSUER, "aud": AUDIENCE, "sub": "alice", "exp": now + 300})
+    }
+
+    #[tokio::test]
+    async fn a_token_with_crit_is_refused() {
+        let (validator, sign) = validator_and_signer();
+        let plain = sign(json!({"alg": "ES256", "kid": "k1"}), claims());
+        let principal = validator.validate(&plain).await.unwrap();
+        assert_eq!(principal.subject.as_deref(), Some("alice"));
+        // RFC 7515 §4.1.11: this server understands no extension, so any `crit` (listing an
+        // extension, a registered name, nothing, or not even a list) makes the JWS invalid.
+        for crit in [json!(["exp"]), json!(["urn:x:ext"]), json!([]), json!(null)] {
+            let header = json!({"alg": "ES256", "kid": "k1", "crit": crit, "urn:x:ext": 1});
+            let token = sign(header, claims());
+            match validator.validate(&token).await {
+                Err(Error::InvalidToken(reason)) => assert!(reason.contains("crit"), "{reason}"),
+                other => panic!("crit {crit}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn header_checks_need_no_key() {
+        let header = |h: Value| format!("{}.e30.c2ln", URL_SAFE_NO_PAD.encode(h.to_string()));
+        assert!(check_header(&header(json!({"alg": "ES256"}))).is_ok());
+        for (h, expected) in [
+            (json!({"alg": "HS256"}), "not accepted"),
+            (json!({"alg": "none"}), "malformed"),
+            (json!({"alg": "ES256", "crit": ["b64"]}), "crit"),
+            (json!([1]), "malformed"),
+        ] {
+            match check_header(&header(h.clone())) {
+                Err(Error::InvalidToken(reason)) => {
+                    assert!(reason.contains(expected), "{h}: {reason}")
+                }
+                other => panic!("{h}: {other:?}"),
+            }
+        }
+        assert!(check_header("no dots").is_err());
     }
 }

@@ -259,6 +259,17 @@ fn credentials(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, ()> {
     }
 }
 
+/// [`credentials`] of a request with these `Authorization` values (the `fuzzing` entry point).
+pub(crate) fn fuzz_credentials(values: &[&[u8]]) {
+    let mut headers = HeaderMap::new();
+    for value in values {
+        if let Ok(value) = HeaderValue::from_bytes(value) {
+            headers.append(AUTHORIZATION, value);
+        }
+    }
+    let _ = credentials(&headers);
+}
+
 fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }

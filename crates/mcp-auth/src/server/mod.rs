@@ -1,10 +1,11 @@
 //! The resource-server side: validators, the layer, the metadata.
 
-mod dpop;
+pub(crate) mod dpop;
 mod fetch;
 mod introspection;
-mod jwt;
-mod layer;
+mod jws;
+pub(crate) mod jwt;
+pub(crate) mod layer;
 mod metadata;
 mod principal;
 
