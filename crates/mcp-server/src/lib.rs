@@ -178,6 +178,8 @@ pub use session_state::Session;
 #[cfg(feature = "schemars")]
 pub use tool::Json;
 pub use tool::{IntoToolResult, Structured, Tool};
+#[doc(hidden)]
+pub use uri_template::fuzz_uri_template;
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::McpLogLayer;
 

@@ -149,6 +149,13 @@ impl UriTemplate {
     }
 }
 
+/// Not API (the fuzz target's entry point): parses `template` and, if it is valid, matches
+/// `uri` against it.
+#[doc(hidden)]
+pub fn fuzz_uri_template(template: &str, uri: &str) -> Option<BTreeMap<String, String>> {
+    UriTemplate::parse(template).ok()?.matches(uri)
+}
+
 fn match_parts(parts: &[Part], s: &str, vars: &mut BTreeMap<String, String>) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return s.is_empty();

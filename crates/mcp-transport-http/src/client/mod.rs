@@ -159,6 +159,8 @@ pub use auth::{AuthChallenge, AuthProvider, AuthProviderFn, auth_provider_fn};
 pub use builder::StreamableHttpClientTransportBuilder;
 pub use error::{Error, Result};
 pub use options::{HeaderProvider, Reconnect};
+#[doc(hidden)]
+pub use sse::fuzz_sse;
 
 use shared::{Inbound, Init, Mode, Outgoing, Shared, Task};
 

@@ -326,6 +326,24 @@ pub(crate) fn legacy(events: Events) -> BoxStream<'static, Inbound> {
     .boxed()
 }
 
+/// Not API (the fuzz target's entry point): the messages the client reads from an SSE
+/// response whose body arrives in `chunks`, through the same parsing as a live stream
+/// ([`events`], then each `message` event's data decoded).
+#[doc(hidden)]
+pub async fn fuzz_sse(chunks: Vec<Vec<u8>>) -> Vec<Message> {
+    let body = futures::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
+    let resp = http::Response::new(reqwest::Body::wrap_stream(body));
+    legacy(events(resp.into()))
+        .filter_map(|item| async move {
+            match item {
+                Inbound::Message(msg) => Some(msg),
+                _ => None,
+            }
+        })
+        .collect()
+        .await
+}
+
 /// The SSE side of the exchanges: reading a POST's answer, opening the GET stream.
 impl Shared {
     /// Queues the JSON body of a response, or hands its SSE stream to `recv`: resumable for a
