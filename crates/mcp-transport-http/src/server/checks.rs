@@ -16,9 +16,11 @@ use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, HeaderName, StatusCode};
 use mcp_jsonrpc::Message;
 
-use super::Shared;
-use super::respond::{SERVER_ERROR, reject, reject_msg, session_not_found, too_large};
+use super::respond::{
+    SERVER_ERROR, body_timeout, reject, reject_msg, session_not_found, too_large,
+};
 use super::session::{Session, SessionKind};
+use super::shared::Shared;
 
 /// `Mcp-Session-Id`.
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -71,9 +73,13 @@ pub(crate) fn check_host_origin(shared: &Shared, req: &Request) -> Result<(), Re
             ));
         }
     }
+    // Every `Origin` header counts: one allowed value must not hide another.
     if let Some(allowed) = &cfg.allowed_origins
-        && let Some(origin) = req.headers().get(ORIGIN)
-        && !origin.to_str().is_ok_and(|o| origin_allowed(allowed, o))
+        && req
+            .headers()
+            .get_all(ORIGIN)
+            .iter()
+            .any(|origin| !origin.to_str().is_ok_and(|o| origin_allowed(allowed, o)))
     {
         return Err(reject_msg(
             StatusCode::FORBIDDEN,
@@ -132,8 +138,13 @@ pub(crate) fn session_header(headers: &HeaderMap) -> Option<&str> {
     headers.get(SESSION_ID).and_then(|v| v.to_str().ok())
 }
 
-/// The session named by the `Mcp-Session-Id` header: 400 without one, 404 if unknown.
-pub(crate) fn find_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<Session>, Response> {
+/// The session named by the `Mcp-Session-Id` header: 400 without one, 404 if unknown or if
+/// it belongs to another principal than the request's.
+pub(crate) fn find_session(
+    shared: &Shared,
+    headers: &HeaderMap,
+    extensions: &http::Extensions,
+) -> Result<Arc<Session>, Response> {
     let Some(id) = session_header(headers) else {
         return Err(reject_msg(
             StatusCode::BAD_REQUEST,
@@ -142,13 +153,48 @@ pub(crate) fn find_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<S
         ));
     };
     match shared.registry.get(id) {
-        Some(s) if s.kind == SessionKind::Stateful && !s.is_ended() => Ok(s),
+        Some(s)
+            if s.kind == SessionKind::Stateful
+                && !s.is_ended()
+                && owned_by_requester(shared, &s, extensions) =>
+        {
+            Ok(s)
+        }
         _ => Err(session_not_found()),
     }
 }
 
-/// Reads the body, up to the limit.
+/// Whether the request's principal is the one the session is bound to (both none when no
+/// principal is configured or the request carries none).
+pub(crate) fn owned_by_requester(
+    shared: &Shared,
+    session: &Session,
+    extensions: &http::Extensions,
+) -> bool {
+    let principal = shared.principal_of(extensions);
+    if session.owner.principal != principal {
+        tracing::debug!(session = ?session.id, "session named by another principal; answered 404");
+        return false;
+    }
+    true
+}
+
+/// Reads the body, up to the size limit and within the body read timeout (408 after it).
 pub(crate) async fn read_body(
+    shared: &Shared,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, Response> {
+    match shared.config.body_read_timeout {
+        Some(timeout) => tokio::time::timeout(timeout, read_body_unbounded(shared, headers, body))
+            .await
+            .unwrap_or_else(|_| Err(body_timeout())),
+        None => read_body_unbounded(shared, headers, body).await,
+    }
+}
+
+/// Reads the body, up to the size limit.
+async fn read_body_unbounded(
     shared: &Shared,
     headers: &HeaderMap,
     body: Body,

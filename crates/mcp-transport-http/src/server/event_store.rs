@@ -29,13 +29,31 @@ pub struct StoredEvent {
 }
 
 /// What [`EventStore::replay_after`] found: the stream the event belongs to and the events of
-/// that stream stored after it, oldest first.
+/// that stream stored after it, oldest first, and whether some are missing.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Replay {
     /// The stream of the last event the client saw.
     pub stream: StreamId,
     /// The events of that stream after it, oldest first.
     pub events: Vec<StoredEvent>,
+    /// Whether events of that stream after it were dropped (a bounded store evicted them):
+    /// the stream cannot be resumed without loss, and the GET is answered 410 Gone so that
+    /// the client learns it and re-issues its requests instead of waiting for answers that
+    /// will never come.
+    pub truncated: bool,
+}
+
+impl Replay {
+    /// A replay of `events` of `stream`; `truncated` if some events of the stream after the
+    /// client's last one are no longer stored.
+    pub fn new(stream: StreamId, events: Vec<StoredEvent>, truncated: bool) -> Self {
+        Replay {
+            stream,
+            events,
+            truncated,
+        }
+    }
 }
 
 /// Stores the SSE events of stateful sessions so that a client can resume a stream with
@@ -51,8 +69,9 @@ pub trait EventStore: Send + Sync + fmt::Debug + 'static {
     /// Stores one event of `stream` and returns its id.
     fn append(&self, session: &str, stream: StreamId, data: Bytes) -> String;
 
-    /// The stream `last_event_id` belongs to and the events of that stream stored after it;
-    /// `None` if the id is not one of this session's.
+    /// The stream `last_event_id` belongs to and the events of that stream stored after it,
+    /// [`truncated`](Replay::truncated) if any of those were dropped; `None` if the id is not
+    /// one of this session's.
     fn replay_after(&self, session: &str, last_event_id: &str) -> Option<Replay>;
 
     /// Forgets a session (it ended).
@@ -60,8 +79,9 @@ pub trait EventStore: Send + Sync + fmt::Debug + 'static {
 }
 
 /// A bounded in-memory [`EventStore`]: per session, the newest `max_events` events totalling
-/// at most `max_bytes` bytes (the oldest are dropped first; a dropped event cannot be
-/// replayed, but ids after it still work).
+/// at most `max_bytes` bytes (the oldest are dropped first). A resumption from before a
+/// dropped event of the same stream is [`truncated`](Replay::truncated) (answered 410 Gone);
+/// resumptions of other streams are unaffected.
 ///
 /// Event ids are `"<stream>-<sequence>"`, with a per-session sequence number.
 pub struct InMemoryEventStore {
@@ -75,6 +95,31 @@ struct Log {
     next_seq: u64,
     bytes: usize,
     events: VecDeque<(u64, StreamId, Bytes)>,
+    /// Per stream, the sequence number of its newest dropped event (at most `max_events`
+    /// streams; older entries are folded into `dropped_floor`).
+    dropped: HashMap<StreamId, u64>,
+    /// Any stream may have lost events up to this sequence number (from entries of
+    /// `dropped` forgotten to keep it bounded).
+    dropped_floor: Option<u64>,
+}
+
+impl Log {
+    /// Records that `seq` of `stream` was dropped, keeping at most `max` entries.
+    fn record_drop(&mut self, stream: StreamId, seq: u64, max: usize) {
+        self.dropped.insert(stream, seq);
+        if self.dropped.len() > max
+            && let Some((&oldest, &upto)) = self.dropped.iter().min_by_key(|(_, s)| **s)
+        {
+            self.dropped.remove(&oldest);
+            self.dropped_floor = Some(self.dropped_floor.map_or(upto, |f| f.max(upto)));
+        }
+    }
+
+    /// Whether events of `stream` after `seq` were dropped.
+    fn lost_after(&self, stream: StreamId, seq: u64) -> bool {
+        self.dropped.get(&stream).is_some_and(|&d| d > seq)
+            || self.dropped_floor.is_some_and(|f| f > seq)
+    }
 }
 
 impl InMemoryEventStore {
@@ -132,8 +177,9 @@ impl EventStore for InMemoryEventStore {
         while log.events.len() > self.max_events
             || (log.bytes > self.max_bytes && log.events.len() > 1)
         {
-            if let Some((_, _, old)) = log.events.pop_front() {
+            if let Some((seq, stream, old)) = log.events.pop_front() {
                 log.bytes -= old.len();
+                log.record_drop(stream, seq, self.max_events);
             }
         }
         format_id(stream, seq)
@@ -155,7 +201,7 @@ impl EventStore for InMemoryEventStore {
                 data: data.clone(),
             })
             .collect();
-        Some(Replay { stream, events })
+        Some(Replay::new(stream, events, log.lost_after(stream, seq)))
     }
 
     fn remove_session(&self, session: &str) {
@@ -180,11 +226,49 @@ mod tests {
         assert!(store.replay_after("other", &a).is_none());
         assert!(store.replay_after("s", "nonsense").is_none());
         assert!(store.replay_after("s", "1-99").is_none());
-        // Bounded: the oldest event goes.
+        assert!(!replay.truncated);
+        // Bounded: the oldest event goes (the priming event `a`: nothing after it is lost).
         store.append("s", StreamId(1), Bytes::from_static(b"z"));
         let replay = store.replay_after("s", &a).unwrap();
         assert_eq!(replay.events.len(), 2);
+        assert!(!replay.truncated);
         store.remove_session("s");
         assert!(store.replay_after("s", &a).is_none());
+    }
+
+    #[test]
+    fn a_resumption_past_dropped_events_of_its_stream_is_truncated() {
+        let store = InMemoryEventStore::new(2, 1 << 20);
+        let p1 = store.append("s", StreamId(1), Bytes::new());
+        let p2 = store.append("s", StreamId(2), Bytes::new());
+        // Stream 1's priming event goes: nothing after it was lost.
+        store.append("s", StreamId(1), Bytes::from_static(b"a"));
+        assert!(!store.replay_after("s", &p1).unwrap().truncated);
+        // Stream 2's priming event goes: nothing of stream 2 after it was lost either.
+        store.append("s", StreamId(1), Bytes::from_static(b"b"));
+        assert!(!store.replay_after("s", &p2).unwrap().truncated);
+        // `a` goes: resuming stream 1 from its priming event would miss it.
+        store.append("s", StreamId(1), Bytes::from_static(b"c"));
+        let replay = store.replay_after("s", &p1).unwrap();
+        assert!(replay.truncated);
+        assert_eq!(replay.events.len(), 2);
+        assert!(!store.replay_after("s", &p2).unwrap().truncated);
+    }
+
+    #[test]
+    fn the_record_of_dropped_events_is_bounded() {
+        // One event kept: every append drops the previous one, each of its own stream.
+        let store = InMemoryEventStore::new(1, 1 << 20);
+        let first = store.append("s", StreamId(1), Bytes::from_static(b"x"));
+        for stream in 2..100 {
+            store.append("s", StreamId(stream), Bytes::from_static(b"x"));
+        }
+        let sessions = store.lock();
+        assert!(sessions["s"].dropped.len() <= 1);
+        drop(sessions);
+        // Forgotten streams are still reported conservatively.
+        let before_first = "1-0";
+        assert_eq!(first, before_first);
+        assert!(store.replay_after("s", "3-1").unwrap().truncated);
     }
 }

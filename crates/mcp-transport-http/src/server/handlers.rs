@@ -15,18 +15,19 @@ use http::{HeaderValue, Method, StatusCode};
 use mcp_jsonrpc::{ErrorCode, ErrorObject, Message};
 use mcp_types::{Initialize, ProtocolVersion, Request as _};
 
-use super::Shared;
 use super::checks::{
     LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID, accepts, check_host_origin, decode, find_session,
     is_json, protocol_version, read_body, session_header,
 };
 use super::config::SessionMode;
+use super::handle::{RequestStream, SessionHandle};
 use super::modern;
 use super::respond::{
-    JSON, SERVER_ERROR, accepted, method_not_allowed, reject, reject_msg, session_not_found,
-    sse_response, status_only, too_many_sessions,
+    JSON, SERVER_ERROR, accepted, events_lost, method_not_allowed, reject, reject_msg,
+    session_not_found, sse_response, status_only,
 };
-use super::session::{EndOnDrop, OpenError, RequestStream, Session, SessionHandle, SessionKind};
+use super::session::{EndOnDrop, OpenError, Session, SessionKind};
+use super::shared::Shared;
 use super::sse::{Frame, Guard};
 
 pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) -> Response {
@@ -80,16 +81,17 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
         return post_stateless(&shared, parts, version, msg).await;
     }
     let (session, new) = if has_session {
-        (find_session(&shared, &parts.headers)?, false)
+        (
+            find_session(&shared, &parts.headers, &parts.extensions)?,
+            false,
+        )
     } else if is_initialize {
-        let session = shared
-            .open_session(
-                SessionKind::Stateful,
-                version.clone(),
-                parts.headers.clone(),
-                parts.extensions.clone(),
-            )
-            .ok_or_else(too_many_sessions)?;
+        let session = shared.open_session(
+            SessionKind::Stateful,
+            version.clone(),
+            parts.headers.clone(),
+            parts.extensions.clone(),
+        )?;
         (session, true)
     } else {
         return Err(reject_msg(
@@ -143,14 +145,12 @@ async fn post_modern(
     let id = request.id.clone();
     let params = modern::check(&parts.headers, header_version, request)
         .map_err(|r| reject(r.status, r.error, Some(&id)))?;
-    let session = shared
-        .open_session(
-            SessionKind::Stateless,
-            header_version.map(str::to_owned),
-            parts.headers.clone(),
-            parts.extensions.clone(),
-        )
-        .ok_or_else(too_many_sessions)?;
+    let session = shared.open_session(
+        SessionKind::Stateless,
+        header_version.map(str::to_owned),
+        parts.headers.clone(),
+        parts.extensions.clone(),
+    )?;
     let activity = session.activity();
     let version = header_version.unwrap_or_default().to_owned();
     let mut post = Post::new(&parts);
@@ -174,14 +174,12 @@ async fn post_stateless(
         }
         return Ok(accepted());
     }
-    let session = shared
-        .open_session(
-            SessionKind::Stateless,
-            version.clone(),
-            parts.headers.clone(),
-            parts.extensions.clone(),
-        )
-        .ok_or_else(too_many_sessions)?;
+    let session = shared.open_session(
+        SessionKind::Stateless,
+        version.clone(),
+        parts.headers.clone(),
+        parts.extensions.clone(),
+    )?;
     let effective = version.unwrap_or_else(|| "2025-03-26".to_owned());
     let activity = session.activity();
     // No `initialize` reaches this session: the server serves it at the header's version.
@@ -337,7 +335,7 @@ fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
         ));
     }
     let version = protocol_version(&shared, headers)?;
-    let session = find_session(&shared, headers)?;
+    let session = find_session(&shared, headers, req.extensions())?;
     let last = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok());
     let effective = session.effective_version(version.as_deref());
     let (prefix, rx) = session
@@ -353,6 +351,7 @@ fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
                 SERVER_ERROR,
                 "Bad Request: unknown Last-Event-ID",
             ),
+            OpenError::EventsLost => events_lost(),
             _ => session_not_found(),
         })?;
     Ok(sse_response(prefix, rx, vec![Box::new(session.activity())]))
@@ -360,7 +359,7 @@ fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
 
 fn delete(shared: &Shared, req: &Request) -> Result<Response, Response> {
     protocol_version(shared, req.headers())?;
-    let session = find_session(shared, req.headers())?;
+    let session = find_session(shared, req.headers(), req.extensions())?;
     session.end();
     Ok(status_only(StatusCode::OK))
 }

@@ -11,14 +11,13 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 use http::StatusCode;
 
-use super::Shared;
-use super::checks::{accepts, check_host_origin, decode, is_json, read_body};
+use super::checks::{accepts, check_host_origin, decode, is_json, owned_by_requester, read_body};
+use super::shared::Shared;
 use mcp_jsonrpc::Message;
 
 use super::handlers::{Post, attach, check_batch};
 use super::respond::{
     SERVER_ERROR, accepted, reject_msg, session_not_found, sse_response, status_only,
-    too_many_sessions,
 };
 use super::session::{EndOnDrop, SessionKind};
 use super::sse::{self, Guard};
@@ -35,11 +34,11 @@ pub(crate) async fn legacy_sse(State(shared): State<Arc<Shared>>, req: Request) 
         );
     }
     let (parts, _) = req.into_parts();
-    let Some(session) =
-        shared.open_session(SessionKind::Legacy, None, parts.headers, parts.extensions)
-    else {
-        return too_many_sessions();
-    };
+    let session =
+        match shared.open_session(SessionKind::Legacy, None, parts.headers, parts.extensions) {
+            Ok(session) => session,
+            Err(res) => return res,
+        };
     let Some(post_path) = shared.config.legacy.as_ref().map(|(_, p)| p) else {
         return status_only(StatusCode::NOT_FOUND);
     };
@@ -86,7 +85,13 @@ async fn legacy_post_inner(shared: Arc<Shared>, req: Request) -> Result<Response
         ));
     };
     let session = match shared.registry.get(&id) {
-        Some(s) if s.kind == SessionKind::Legacy && !s.is_ended() => s,
+        Some(s)
+            if s.kind == SessionKind::Legacy
+                && !s.is_ended()
+                && owned_by_requester(&shared, &s, req.extensions()) =>
+        {
+            s
+        }
         _ => return Err(session_not_found()),
     };
     let _activity = session.activity();

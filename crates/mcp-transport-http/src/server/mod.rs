@@ -2,7 +2,7 @@
 //! 2026-07-28 on the same endpoint), with the legacy HTTP+SSE transport of 2024-11-05 as an
 //! option.
 //!
-//! [`StreamableHttpService`] is an axum [`Router`] (a tower `Service`) serving the MCP
+//! [`StreamableHttpService`] is an axum [`Router`](axum::Router) (a tower `Service`) serving the MCP
 //! endpoint (default `/mcp`). For each session it calls a *session factory* with an
 //! [`HttpSessionTransport`] (an [`mcp_jsonrpc::Transport`]) and a [`SessionInfo`], and runs
 //! the returned future through a [`Spawner`]. [`HttpServer`] is a ready-made runner.
@@ -58,14 +58,15 @@
 //! - **GET** opens the session's standalone SSE stream for server-initiated messages (one
 //!   per session: a second one gets 409), or, with `Last-Event-ID`, resumes a stream.
 //! - **DELETE** ends the session.
-//! - Checks, in order: `Host` and `Origin` against allow-lists that default to
+//! - Checks, in order: `Host` and every `Origin` header against allow-lists that default to
 //!   `localhost`, `127.0.0.1` and `[::1]` on any port (403; DNS rebinding protection);
 //!   `Accept` (406: POST must list both `application/json` and `text/event-stream`, GET
 //!   `text/event-stream`); `Content-Type: application/json` (415);
 //!   `MCP-Protocol-Version` (400 if unsupported; absent means the negotiated revision, or
-//!   2025-03-26 before one is known); body size (413); the session (400 without
-//!   `Mcp-Session-Id`, except for `initialize`; 404 once it has ended or expired; 503 over
-//!   the session limit). Error bodies are JSON-RPC error responses with a null id
+//!   2025-03-26 before one is known); body size (413) and body read time (408); the session
+//!   (400 without `Mcp-Session-Id`, except for `initialize`; 404 once it has ended or
+//!   expired, or when it belongs to another principal; 503 over the session limit, 429 over
+//!   the client's quota). Error bodies are JSON-RPC error responses with a null id
 //!   (`-32000`, `-32001` for an unknown session, the parse error for a bad body).
 //!
 //! # Protocol revision 2026-07-28
@@ -88,7 +89,13 @@
 //! digits, 128 bits from the operating system's CSPRNG) is sent in the `Mcp-Session-Id`
 //! header of the initialize response. The session ends on DELETE, when it has been idle
 //! (no request being served and no stream open) for [`Builder::idle_timeout`], on
-//! [`SessionHandle::end`], or when the factory's future returns.
+//! [`SessionHandle::end`], when the factory's future returns, or when it is evicted: when the
+//! table ([`Builder::max_sessions`]) or the client's quota
+//! ([`Builder::max_sessions_per_client`]; a client is its principal, else its IP address) is
+//! full, the session idle the longest is ended to make room if it has been idle for
+//! [`Builder::evict_idle_after`]; otherwise the new session is refused (503, or 429 over the
+//! quota). With [`Builder::principal`], a session belongs to the principal that opened it:
+//! any other principal naming it gets 404, as for an unknown session.
 //!
 //! In [`SessionMode::Stateless`], there are no session ids: each POST holding a request is
 //! served by a fresh [`HttpSessionTransport`] (and a fresh call of the factory) whose
@@ -141,7 +148,9 @@
 //! starts with a priming event (an id, `retry`, empty data) when the request's protocol
 //! revision is 2025-11-25 or later (older clients may not expect empty data). A GET with
 //! `Last-Event-ID` replays the events of that event's stream after it and, if the stream is
-//! still live, continues it. [`SessionHandle::close_request_stream`] (or the request's
+//! still live, continues it. If some of those events are no longer stored (the store is
+//! bounded), the GET is answered 410 Gone rather than with a stream that silently lacks them,
+//! so that the client knows to re-issue its requests. [`SessionHandle::close_request_stream`] (or the request's
 //! [`RequestStream::close`]) closes a request's connection mid-call so that the client
 //! resumes that way (SSE polling).
 //!
@@ -157,14 +166,17 @@
 //! The service never spawns on its own: it hands each session's future (the factory's
 //! future joined with the session's idle watchdog) to its [`Spawner`], [`TokioSpawner`]
 //! by default. That is the only place the service starts tasks. [`HttpServer`], the
-//! optional runner, uses `axum::serve`, which spawns one tokio task per connection.
+//! optional runner, spawns one tokio task per connection.
 //!
 //! # Limits
 //!
 //! Every queue is bounded: each session's inbound queue ([`Builder::inbound_queue`]; a
 //! POST waits for room) and each stream's outbound queue ([`Builder::stream_queue`]; the
 //! session's sends wait for room, so a slow reader slows only its own session), as well as
-//! the body size, the session count and the event store.
+//! the body size, the session count and the event store. Nothing a client opens is held
+//! without a bound either: [`Builder::max_sessions_per_client`], [`Builder::body_read_timeout`]
+//! and, with [`HttpServer`], [`Builder::max_connections`] and
+//! [`Builder::header_read_timeout`] (slow or idle connections are closed).
 //!
 //! # Cancel safety
 //!
@@ -173,247 +185,31 @@
 //! body (the client went away) does not cancel the request: its later messages are kept in
 //! the event store for replay.
 
+mod builder;
 mod checks;
 mod config;
 mod error;
 mod event_store;
+mod handle;
 mod handlers;
 mod legacy;
 mod modern;
+mod registry;
 mod respond;
+mod routing;
+mod runner;
+mod service;
 mod session;
+mod shared;
 mod spawn;
 mod sse;
 
-use std::fmt;
-use std::io;
-use std::net::SocketAddr;
-use std::pin::pin;
-use std::sync::Arc;
-
-use axum::Router;
-use axum::routing::{any, get, post};
-use axum::serve::ListenerExt;
-use tokio::net::{TcpListener, ToSocketAddrs};
-
-pub use config::{Builder, DEFAULT_PROTOCOL_VERSIONS, LOCALHOST, SessionMode};
+pub use builder::Builder;
+pub use config::{DEFAULT_PROTOCOL_VERSIONS, LOCALHOST, SessionMode};
 pub use error::{Error, Result};
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
-pub use session::{HttpSessionTransport, RequestStream, SessionHandle, SessionInfo, SessionKind};
+pub use handle::{HttpSessionTransport, RequestStream, SessionHandle, SessionInfo};
+pub use runner::HttpServer;
+pub use service::StreamableHttpService;
+pub use session::SessionKind;
 pub use spawn::{Spawner, TokioSpawner};
-
-use config::{Config, Factory};
-use session::{Registry, Session};
-
-/// State shared by the handlers.
-pub(crate) struct Shared {
-    pub(crate) config: Arc<Config>,
-    pub(crate) registry: Arc<Registry>,
-    factory: Factory,
-}
-
-impl fmt::Debug for Shared {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shared")
-            .field("config", &self.config)
-            .field("registry", &self.registry)
-            .finish_non_exhaustive()
-    }
-}
-
-/// A fresh session id: 128 bits from the OS CSPRNG, as 32 lowercase hex digits.
-fn new_session_id() -> Option<Arc<str>> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).ok()?;
-    let mut id = String::with_capacity(32);
-    for b in bytes {
-        id.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        id.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-    }
-    Some(id.into())
-}
-
-impl Shared {
-    /// Creates a session, registers it (unless stateless), and spawns its future. `None` if
-    /// the session limit is reached (or the CSPRNG failed).
-    pub(crate) fn open_session(
-        &self,
-        kind: SessionKind,
-        protocol_version: Option<String>,
-        headers: http::HeaderMap,
-        extensions: http::Extensions,
-    ) -> Option<Arc<Session>> {
-        let id = match kind {
-            SessionKind::Stateless => None,
-            _ => Some(new_session_id()?),
-        };
-        let (session, transport) = Session::new(
-            id.clone(),
-            kind,
-            self.config.clone(),
-            Arc::downgrade(&self.registry),
-        );
-        if kind != SessionKind::Stateless
-            && !self
-                .registry
-                .insert(session.clone(), self.config.max_sessions)
-        {
-            return None;
-        }
-        let info = SessionInfo {
-            kind,
-            session_id: id,
-            protocol_version,
-            headers,
-            extensions,
-            handle: SessionHandle {
-                session: session.clone(),
-            },
-        };
-        let fut = (self.factory)(transport, info);
-        let idle = match kind {
-            SessionKind::Stateful => self.config.idle_timeout,
-            _ => None,
-        };
-        let task_session = session.clone();
-        self.config.spawner.0.spawn(Box::pin(async move {
-            let fut = pin!(fut);
-            match idle {
-                Some(timeout) => {
-                    let watchdog = pin!(task_session.idle(timeout));
-                    if let futures::future::Either::Right(((), fut)) =
-                        futures::future::select(fut, watchdog).await
-                    {
-                        tracing::debug!(session = ?task_session.id, "session expired");
-                        task_session.end();
-                        fut.await;
-                    }
-                }
-                None => fut.await,
-            }
-            task_session.end();
-        }));
-        Some(session)
-    }
-}
-
-/// The Streamable HTTP server: an axum [`Router`] factory plus session bookkeeping. Cheap to
-/// clone. See the [module docs](self).
-#[derive(Debug, Clone)]
-pub struct StreamableHttpService {
-    shared: Arc<Shared>,
-}
-
-impl StreamableHttpService {
-    /// A [`Builder`] with the defaults.
-    pub fn builder() -> Builder {
-        Builder::new()
-    }
-
-    /// A service with the default configuration; see [`Builder::build`] for `factory`.
-    pub fn new<F, Fut>(factory: F) -> Self
-    where
-        F: Fn(HttpSessionTransport, SessionInfo) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = ()> + Send + 'static,
-    {
-        Builder::new().build(factory)
-    }
-
-    pub(crate) fn from_parts(config: Config, factory: Factory) -> Self {
-        StreamableHttpService {
-            shared: Arc::new(Shared {
-                config: Arc::new(config),
-                registry: Arc::default(),
-                factory,
-            }),
-        }
-    }
-
-    /// The routes: the MCP endpoint, and the legacy endpoints if enabled. Merge it into an
-    /// app, nest it, or serve it as a tower `Service`.
-    pub fn router(&self) -> Router {
-        let cfg = &self.shared.config;
-        let mut router = Router::new().route(&cfg.path, any(handlers::endpoint));
-        if let Some((sse_path, post_path)) = &cfg.legacy {
-            router = router
-                .route(sse_path, get(legacy::legacy_sse))
-                .route(post_path, post(legacy::legacy_post));
-        }
-        router.with_state(self.shared.clone())
-    }
-
-    /// The handle of a live session, by id.
-    pub fn session(&self, id: &str) -> Option<SessionHandle> {
-        self.shared
-            .registry
-            .get(id)
-            .map(|session| SessionHandle { session })
-    }
-
-    /// How many sessions (stateful and legacy) are alive.
-    pub fn session_count(&self) -> usize {
-        self.shared.registry.len()
-    }
-
-    /// Binds `addr` and returns a runner for this service.
-    pub async fn bind(self, addr: impl ToSocketAddrs) -> io::Result<HttpServer> {
-        Ok(HttpServer {
-            listener: TcpListener::bind(addr).await?,
-            router: self.router(),
-        })
-    }
-
-    /// Binds `127.0.0.1:port` (0 for any free port) and returns a runner for this service.
-    pub async fn bind_localhost(self, port: u16) -> io::Result<HttpServer> {
-        self.bind((std::net::Ipv4Addr::LOCALHOST, port)).await
-    }
-}
-
-/// A bound listener serving a [`StreamableHttpService`], with `TCP_NODELAY` set on every
-/// accepted socket. From [`StreamableHttpService::bind`].
-#[derive(Debug)]
-pub struct HttpServer {
-    listener: TcpListener,
-    router: Router,
-}
-
-impl HttpServer {
-    /// The bound address (to read back port 0).
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
-    }
-
-    /// Serves until the listener fails.
-    pub async fn run(self) -> Result<()> {
-        self.run_until(std::future::pending()).await
-    }
-
-    /// Serves until `shutdown` completes, then stops accepting and waits for open
-    /// connections to finish (open SSE streams keep it waiting; end their sessions first).
-    pub async fn run_until(
-        self,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> Result<()> {
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::debug!(error = %e, "failed to set TCP_NODELAY");
-            }
-        });
-        axum::serve(listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn session_ids_are_128_bit_hex() {
-        let a = super::new_session_id().unwrap();
-        let b = super::new_session_id().unwrap();
-        assert_eq!(a.len(), 32);
-        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a, b);
-    }
-}

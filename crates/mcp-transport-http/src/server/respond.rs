@@ -103,3 +103,30 @@ pub(crate) fn too_many_sessions() -> Response {
         "Service Unavailable: too many sessions",
     )
 }
+
+pub(crate) fn too_many_sessions_for_client() -> Response {
+    reject_msg(
+        StatusCode::TOO_MANY_REQUESTS,
+        SERVER_ERROR,
+        "Too Many Requests: this client has too many sessions",
+    )
+}
+
+pub(crate) fn body_timeout() -> Response {
+    reject_msg(
+        StatusCode::REQUEST_TIMEOUT,
+        SERVER_ERROR,
+        "Request Timeout: the body was not received in time",
+    )
+}
+
+/// A resumption whose events are gone: the client cannot get them back and must re-issue
+/// its requests.
+pub(crate) fn events_lost() -> Response {
+    reject_msg(
+        StatusCode::GONE,
+        SERVER_ERROR,
+        "Gone: events after Last-Event-ID were dropped from the event store; \
+         the stream cannot be resumed",
+    )
+}

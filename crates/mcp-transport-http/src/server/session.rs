@@ -1,29 +1,24 @@
-//! Sessions: the routing state, [`HttpSessionTransport`], [`SessionHandle`], [`SessionInfo`].
+//! One session (of any kind): its lifecycle, its streams and requests, its activity.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
-use std::future::Future;
-use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcp_jsonrpc::{CancellationToken, Id, Message, ProgressToken, Protocol, Transport};
-use mcp_types::{
-    CancelledNotificationParams, Initialize, InitializeResult, ParamsMeta,
-    ProgressNotificationParams, Request as _,
-};
-use serde::de::DeserializeOwned;
+use mcp_jsonrpc::{CancellationToken, Id, Message, Protocol};
+use mcp_types::{Initialize, Request as _};
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::config::Config;
-use super::error::Error;
 use super::event_store::{EventStore, StreamId};
+use super::routing::{
+    Frames, InFlight, Mode, RouteState, Slot, cancelled_request, request_progress_token,
+};
 use super::sse::{self, Frame};
-use crate::ids::{wire_id, wire_token};
 
 /// What kind of session a transport serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,104 +34,19 @@ pub enum SessionKind {
     Legacy,
 }
 
-/// What the session factory learns about a new session.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct SessionInfo {
-    /// Stateful, stateless or legacy.
-    pub kind: SessionKind,
-    /// The session id (`None` for stateless sessions).
-    pub session_id: Option<Arc<str>>,
-    /// The `MCP-Protocol-Version` header of the request that opened the session, if any.
-    pub protocol_version: Option<String>,
-    /// The headers of the request that opened the session.
-    pub headers: http::HeaderMap,
-    /// The extensions of the request that opened the session (for example an authenticated
-    /// principal put there by an auth layer).
-    pub extensions: http::Extensions,
-    /// A handle to the session (also available from
-    /// [`HttpSessionTransport::handle`]).
-    pub handle: SessionHandle,
+/// Forgets an ended session (the service's registry); kept behind a trait so that the
+/// registry, which holds sessions, and the session do not import each other.
+pub(crate) trait Unregister: Send + Sync {
+    fn unregister(&self, id: &str);
 }
 
-/// The sessions of a service, by id.
-#[derive(Debug, Default)]
-pub(crate) struct Registry {
-    sessions: Mutex<HashMap<Arc<str>, Arc<Session>>>,
-}
-
-impl Registry {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Arc<str>, Arc<Session>>> {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        self.lock().get(id).cloned()
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Inserts unless the registry is full.
-    pub(crate) fn insert(&self, session: Arc<Session>, max: usize) -> bool {
-        let mut map = self.lock();
-        if map.len() >= max {
-            return false;
-        }
-        if let Some(id) = &session.id {
-            map.insert(id.clone(), session);
-        }
-        true
-    }
-
-    fn remove(&self, id: &str) {
-        self.lock().remove(id);
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Nothing sent yet: the POST handler is waiting for the first frame.
-    Undecided,
-    Sse,
-}
-
-#[derive(Debug)]
-struct Slot {
-    tx: Option<mpsc::Sender<Frame>>,
-    mode: Mode,
-    /// Requests of this stream still waiting for their response (0 for the standalone one).
-    pending: usize,
-    /// Whether switching to SSE starts with a priming event.
-    prime: bool,
-}
-
-impl Slot {
-    fn live_tx(&self) -> Option<&mpsc::Sender<Frame>> {
-        self.tx.as_ref().filter(|tx| !tx.is_closed())
-    }
-}
-
-#[derive(Debug)]
-struct InFlight {
-    stream: u64,
-    progress_token: Option<ProgressToken>,
-}
-
-#[derive(Debug, Default)]
-struct RouteState {
-    ended: bool,
-    inbound: Option<mpsc::Sender<Message>>,
-    streams: HashMap<u64, Slot>,
-    next_stream: u64,
-    requests: HashMap<Id, InFlight>,
-    progress: HashMap<ProgressToken, Id>,
-    /// Server-to-client requests and the stream they went out on (to route their
-    /// cancellation the same way).
-    outbound_requests: HashMap<Id, u64>,
-    initialize_id: Option<Id>,
-    negotiated_version: Option<String>,
+/// Who a session belongs to: the authenticated principal that opened it (requests of any
+/// other principal are answered as for an unknown session), and the client it counts
+/// against for the per-client quota.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Owner {
+    pub(crate) principal: Option<Arc<str>>,
+    pub(crate) client: Option<Arc<str>>,
 }
 
 /// One session (of any kind), shared by its transport, its handles and the HTTP handlers.
@@ -144,9 +54,10 @@ pub(crate) struct Session {
     pub(crate) id: Option<Arc<str>>,
     pub(crate) kind: SessionKind,
     pub(crate) config: Arc<Config>,
+    pub(crate) owner: Owner,
     state: Mutex<RouteState>,
-    ended: CancellationToken,
-    registry: Weak<Registry>,
+    pub(crate) ended: CancellationToken,
+    registry: Option<Weak<dyn Unregister>>,
     active: AtomicUsize,
     last_active: Mutex<Instant>,
 }
@@ -176,35 +87,26 @@ pub(crate) enum OpenError {
     Conflict,
     /// `Last-Event-ID` is not one of this session's.
     UnknownEvent,
-}
-
-fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Option<T> {
-    serde_json::from_str(params?.get()).ok()
-}
-
-fn request_progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
-    let token = parse::<ParamsMeta>(params)?.meta?.progress_token?;
-    Some(wire_token(token))
-}
-
-fn cancelled_request(params: Option<&RawValue>) -> Option<Id> {
-    parse::<CancelledNotificationParams>(params)?
-        .request_id
-        .map(wire_id)
+    /// Events of the stream after `Last-Event-ID` were dropped from the event store: the
+    /// stream cannot be resumed without loss.
+    EventsLost,
 }
 
 impl Session {
+    /// A session and the receiving end of its inbound queue (for its transport).
     pub(crate) fn new(
         id: Option<Arc<str>>,
         kind: SessionKind,
         config: Arc<Config>,
-        registry: Weak<Registry>,
-    ) -> (Arc<Session>, HttpSessionTransport) {
+        owner: Owner,
+        registry: Option<Weak<dyn Unregister>>,
+    ) -> (Arc<Session>, mpsc::Receiver<Message>) {
         let (tx, rx) = mpsc::channel(config.inbound_queue);
         let session = Arc::new(Session {
             id,
             kind,
             config,
+            owner,
             state: Mutex::new(RouteState {
                 inbound: Some(tx),
                 next_stream: 1,
@@ -215,19 +117,15 @@ impl Session {
             active: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
         });
-        let transport = HttpSessionTransport {
-            session: session.clone(),
-            rx,
-        };
-        (session, transport)
+        (session, rx)
     }
 
-    fn lock(&self) -> MutexGuard<'_, RouteState> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, RouteState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The event store, for stateful sessions that have one.
-    fn store(&self) -> Option<(&dyn EventStore, &str)> {
+    pub(super) fn store(&self) -> Option<(&dyn EventStore, &str)> {
         match (&self.config.event_store, &self.id, self.kind) {
             (Some(store), Some(id), SessionKind::Stateful) => Some((&**store, &**id)),
             _ => None,
@@ -364,6 +262,10 @@ impl Session {
         if stream >= st.next_stream {
             return Err(OpenError::UnknownEvent);
         }
+        if replay.truncated {
+            tracing::debug!(session = ?self.id, stream, "resumption past dropped events refused");
+            return Err(OpenError::EventsLost);
+        }
         prefix.push_back(sse::retry_only(retry));
         for ev in replay.events.iter().filter(|e| !e.data.is_empty()) {
             prefix.push_back(sse::event(Some(&ev.id), None, Some("message"), &ev.data));
@@ -424,9 +326,13 @@ impl Session {
     }
 
     /// Decides where an outbound message goes, records it, and returns the frames to deliver.
-    fn route(&self, msg: &Message, data: Bytes) -> Option<(mpsc::Sender<Frame>, Frames)> {
+    pub(super) fn route(
+        &self,
+        msg: &Message,
+        data: Bytes,
+    ) -> Option<(mpsc::Sender<Frame>, Frames)> {
         let mut st = self.lock();
-        let (stream, completes) = st.target(msg, self.kind);
+        let (stream, completes) = st.target(msg, self.kind == SessionKind::Legacy);
         let stream = stream?;
         let store = self.store();
         let retry = self.config.sse_retry;
@@ -480,8 +386,8 @@ impl Session {
         }
         self.ended.cancel();
         if let Some(id) = &self.id {
-            if let Some(registry) = self.registry.upgrade() {
-                registry.remove(id);
+            if let Some(registry) = self.registry.as_ref().and_then(Weak::upgrade) {
+                registry.unregister(id);
             }
             if let Some(store) = &self.config.event_store {
                 store.remove_session(id);
@@ -500,6 +406,12 @@ impl Session {
             .last_active
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Since when the session has been idle (no request being served, no stream open), or
+    /// `None` while it is active.
+    pub(crate) fn idle_since(&self) -> Option<Instant> {
+        (self.active.load(Ordering::Acquire) == 0).then(|| self.last_active())
     }
 
     /// Completes when the session has been idle for the configured time.
@@ -538,328 +450,5 @@ pub(crate) struct EndOnDrop(pub(crate) Arc<Session>);
 impl Drop for EndOnDrop {
     fn drop(&mut self) {
         self.0.end();
-    }
-}
-
-/// Up to two frames: an optional priming event, then the message.
-struct Frames(Option<Frame>, Frame);
-
-impl RouteState {
-    /// Removes a finished request; returns its stream and whether that was its last one.
-    fn finish_request(&mut self, id: &Id) -> (Option<u64>, bool) {
-        let Some(inflight) = self.requests.remove(id) else {
-            return (None, false);
-        };
-        if let Some(token) = &inflight.progress_token {
-            self.progress.remove(token);
-        }
-        let done = match self.streams.get_mut(&inflight.stream) {
-            Some(slot) => {
-                slot.pending = slot.pending.saturating_sub(1);
-                slot.pending == 0
-            }
-            None => false,
-        };
-        (Some(inflight.stream), done)
-    }
-
-    fn finish_stream_if_done(&mut self, stream: u64) {
-        if self.streams.get(&stream).is_some_and(|s| s.pending == 0) {
-            self.streams.remove(&stream);
-        }
-    }
-
-    /// The single in-flight request's stream, else the standalone stream.
-    fn fallback(&self) -> u64 {
-        if self.requests.len() == 1
-            && let Some(inflight) = self.requests.values().next()
-        {
-            return inflight.stream;
-        }
-        StreamId::STANDALONE.0
-    }
-
-    /// Where `msg` goes, and whether it completes that stream. See the module docs for the
-    /// rule.
-    fn target(&mut self, msg: &Message, kind: SessionKind) -> (Option<u64>, bool) {
-        if kind == SessionKind::Legacy {
-            return (Some(StreamId::STANDALONE.0), false);
-        }
-        match msg {
-            Message::Response(r) => {
-                let Some(id) = &r.id else {
-                    return (None, false);
-                };
-                if self.initialize_id.as_ref() == Some(id) {
-                    self.initialize_id = None;
-                    if let Ok(result) = &r.result
-                        && let Ok(init) = serde_json::from_str::<InitializeResult>(result.get())
-                    {
-                        self.negotiated_version = Some(init.protocol_version.as_str().to_owned());
-                    }
-                }
-                let (stream, done) = self.finish_request(id);
-                if stream.is_none() {
-                    tracing::debug!(%id, "response to an unknown or cancelled request; dropped");
-                }
-                (stream, done)
-            }
-            Message::Batch(items) => {
-                let mut target = None;
-                let mut done = false;
-                for item in items {
-                    if let Message::Response(r) = item
-                        && let Some(id) = &r.id
-                    {
-                        let (stream, d) = self.finish_request(id);
-                        if target.is_none() {
-                            target = stream;
-                        }
-                        done |= d && stream == target;
-                    }
-                }
-                (target, done)
-            }
-            Message::Notification(n) => {
-                let routed = if n.method == Protocol::MCP_PROGRESS {
-                    parse::<ProgressNotificationParams>(n.params.as_deref())
-                        .map(|p| wire_token(p.progress_token))
-                        .and_then(|t| self.progress.get(&t))
-                        .and_then(|id| self.requests.get(id))
-                        .map(|inflight| inflight.stream)
-                } else if n.method == Protocol::MCP_CANCELLED {
-                    cancelled_request(n.params.as_deref())
-                        .and_then(|id| self.outbound_requests.remove(&id))
-                        .filter(|s| self.streams.contains_key(s))
-                } else {
-                    None
-                };
-                (Some(routed.unwrap_or_else(|| self.fallback())), false)
-            }
-            Message::Request(r) => {
-                let stream = self.fallback();
-                self.outbound_requests.insert(r.id.clone(), stream);
-                (Some(stream), false)
-            }
-            Message::Invalid(_) => (None, false),
-        }
-    }
-}
-
-/// The [`Transport`] of one HTTP session, handed to the session factory.
-///
-/// [`recv`](Transport::recv) yields the messages POSTed to the session (cancel-safe) and
-/// `Ok(None)` once the session has ended. [`send`](Transport::send) routes each message to
-/// one stream (see the [module docs](super#routing-outbound-messages)) and waits for room in
-/// that stream's bounded queue; it fails with [`Error::SessionClosed`] once the session has
-/// ended. [`close`](Transport::close) ends the session.
-pub struct HttpSessionTransport {
-    session: Arc<Session>,
-    rx: mpsc::Receiver<Message>,
-}
-
-impl fmt::Debug for HttpSessionTransport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpSessionTransport")
-            .field("session_id", &self.session.id)
-            .field("kind", &self.session.kind)
-            .finish_non_exhaustive()
-    }
-}
-
-impl HttpSessionTransport {
-    /// A handle to this transport's session.
-    pub fn handle(&self) -> SessionHandle {
-        SessionHandle {
-            session: self.session.clone(),
-        }
-    }
-}
-
-impl Transport for HttpSessionTransport {
-    type Error = Error;
-
-    fn send(&mut self, msg: Message) -> impl Future<Output = Result<(), Error>> + Send + 'static {
-        let session = self.session.clone();
-        let routed = if session.is_ended() {
-            Err(Error::SessionClosed)
-        } else {
-            msg.to_json()
-                .map_err(Error::Encode)
-                .map(|json| session.route(&msg, Bytes::from(json)))
-        };
-        async move {
-            if let Some((tx, Frames(priming, frame))) = routed? {
-                if let Some(priming) = priming
-                    && tx.send(priming).await.is_err()
-                {
-                    return Ok(());
-                }
-                // An error means the client went away; the event store (if any) has it.
-                let _ = tx.send(frame).await;
-            }
-            Ok(())
-        }
-    }
-
-    async fn recv(&mut self) -> Result<Option<Message>, Error> {
-        if self.session.is_ended() {
-            return Ok(None);
-        }
-        let ended = self.session.ended.clone();
-        let ended = pin!(ended.cancelled());
-        let next = pin!(self.rx.recv());
-        Ok(match futures::future::select(next, ended).await {
-            futures::future::Either::Left((msg, _)) => msg,
-            futures::future::Either::Right(_) => None,
-        })
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Error>> + Send {
-        self.session.end();
-        async { Ok(()) }
-    }
-}
-
-/// A cloneable handle to a session: to close a request's stream (so that the client resumes
-/// it with `Last-Event-ID`), or to end the session.
-#[derive(Debug, Clone)]
-pub struct SessionHandle {
-    pub(crate) session: Arc<Session>,
-}
-
-impl SessionHandle {
-    /// The session id (`None` for a stateless session).
-    pub fn session_id(&self) -> Option<&str> {
-        self.session.id.as_deref()
-    }
-
-    /// The kind of session.
-    pub fn kind(&self) -> SessionKind {
-        self.session.kind
-    }
-
-    /// The protocol revision of the session's `initialize` response, once it has been sent.
-    pub fn negotiated_version(&self) -> Option<String> {
-        self.session.lock().negotiated_version.clone()
-    }
-
-    /// Whether the session has ended.
-    pub fn is_ended(&self) -> bool {
-        self.session.is_ended()
-    }
-
-    /// Completes when the session ends.
-    pub async fn ended(&self) {
-        self.session.ended.cancelled().await;
-    }
-
-    /// Ends the session, as a DELETE would: the transport's `recv` yields `None`, every
-    /// stream ends, and later requests with its id get 404.
-    pub fn end(&self) {
-        self.session.end();
-    }
-
-    /// Closes the HTTP connection of the stream carrying request `id` without ending the
-    /// stream (SSE polling, SEP-1699): if nothing was sent yet, the POST is answered with an
-    /// SSE stream holding only a priming event (with `retry`); later messages of the request,
-    /// its response included, are kept in the event store and delivered when the client
-    /// reconnects with GET and `Last-Event-ID`.
-    ///
-    /// Returns `false` if no such request is in flight, if its answer already went out as
-    /// plain JSON, or if the session has no event store (then nothing is closed, since the
-    /// messages could not be recovered).
-    pub fn close_request_stream(&self, id: &Id) -> bool {
-        let session = &self.session;
-        let Some((store, sid)) = session.store() else {
-            return false;
-        };
-        let mut st = session.lock();
-        let Some(stream) = st.requests.get(id).map(|r| r.stream) else {
-            return false;
-        };
-        let Some(slot) = st.streams.get_mut(&stream) else {
-            return false;
-        };
-        if slot.mode == Mode::Undecided {
-            slot.mode = Mode::Sse;
-            let event_id = store.append(sid, StreamId(stream), Bytes::new());
-            let priming = sse::event(Some(&event_id), Some(session.config.sse_retry), None, b"");
-            if let Some(tx) = slot.live_tx() {
-                // The queue is empty (nothing was sent), so this cannot fail for lack of room.
-                let _ = tx.try_send(Frame::Event(priming));
-            }
-        }
-        slot.tx = None;
-        true
-    }
-
-    /// Closes the standalone GET stream's connection (the client may resume it with
-    /// `Last-Event-ID`); `false` if none is open.
-    pub fn close_standalone_stream(&self) -> bool {
-        let mut st = self.session.lock();
-        match st.streams.get_mut(&StreamId::STANDALONE.0) {
-            Some(slot) if slot.tx.is_some() => {
-                slot.tx = None;
-                true
-            }
-            _ => false,
-        }
-    }
-}
-
-/// The HTTP stream carrying one inbound request, found in every request's
-/// [`extensions`](mcp_jsonrpc::RequestContext::extensions) (with the [`SessionHandle`], the
-/// request's `http::HeaderMap` and its `http::Extensions`): a handler closes its own stream
-/// with it mid-call (SSE polling), and the client resumes with GET and `Last-Event-ID`.
-///
-/// ```
-/// use mcp_jsonrpc::{ErrorObject, Handler, Request, RequestContext, to_raw_value};
-/// use mcp_transport_http::server::RequestStream;
-/// use serde_json::value::RawValue;
-///
-/// struct Polling;
-///
-/// impl Handler for Polling {
-///     async fn handle_request(
-///         &self,
-///         _request: Request,
-///         ctx: RequestContext,
-///     ) -> Result<Box<RawValue>, ErrorObject> {
-///         if let Some(stream) = ctx.extensions().get::<RequestStream>() {
-///             // The client reconnects; the response below reaches it then.
-///             stream.close();
-///         }
-///         to_raw_value(&"done")
-///     }
-/// }
-/// ```
-#[derive(Debug, Clone)]
-pub struct RequestStream {
-    handle: SessionHandle,
-    id: Id,
-}
-
-impl RequestStream {
-    pub(crate) fn new(handle: SessionHandle, id: Id) -> Self {
-        RequestStream { handle, id }
-    }
-
-    /// The id of the request.
-    pub fn request_id(&self) -> &Id {
-        &self.id
-    }
-
-    /// The session the request belongs to.
-    pub fn session(&self) -> &SessionHandle {
-        &self.handle
-    }
-
-    /// Closes the request's HTTP connection without ending its stream; see
-    /// [`SessionHandle::close_request_stream`], which this calls (and whose result it
-    /// returns: `false` without an event store, in stateless and legacy sessions, or once
-    /// the response went out as plain JSON).
-    pub fn close(&self) -> bool {
-        self.handle.close_request_stream(&self.id)
     }
 }

@@ -1,0 +1,259 @@
+//! What the application holds of a session: [`SessionInfo`], [`HttpSessionTransport`],
+//! [`SessionHandle`] and [`RequestStream`].
+
+use std::fmt;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use mcp_jsonrpc::{Id, Message, Transport};
+use tokio::sync::mpsc;
+
+use super::error::Error;
+use super::event_store::StreamId;
+use super::routing::{Frames, Mode};
+use super::session::{Session, SessionKind};
+use super::sse::{self, Frame};
+
+/// What the session factory learns about a new session.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SessionInfo {
+    /// Stateful, stateless or legacy.
+    pub kind: SessionKind,
+    /// The session id (`None` for stateless sessions).
+    pub session_id: Option<Arc<str>>,
+    /// The `MCP-Protocol-Version` header of the request that opened the session, if any.
+    pub protocol_version: Option<String>,
+    /// The headers of the request that opened the session.
+    pub headers: http::HeaderMap,
+    /// The extensions of the request that opened the session (for example an authenticated
+    /// principal put there by an auth layer).
+    pub extensions: http::Extensions,
+    /// A handle to the session (also available from
+    /// [`HttpSessionTransport::handle`]).
+    pub handle: SessionHandle,
+}
+
+/// The [`Transport`] of one HTTP session, handed to the session factory.
+///
+/// [`recv`](Transport::recv) yields the messages POSTed to the session (cancel-safe) and
+/// `Ok(None)` once the session has ended. [`send`](Transport::send) routes each message to
+/// one stream (see the [module docs](super#routing-outbound-messages)) and waits for room in
+/// that stream's bounded queue; it fails with [`Error::SessionClosed`] once the session has
+/// ended. [`close`](Transport::close) ends the session.
+pub struct HttpSessionTransport {
+    session: Arc<Session>,
+    rx: mpsc::Receiver<Message>,
+}
+
+impl fmt::Debug for HttpSessionTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpSessionTransport")
+            .field("session_id", &self.session.id)
+            .field("kind", &self.session.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpSessionTransport {
+    pub(crate) fn new(session: Arc<Session>, rx: mpsc::Receiver<Message>) -> Self {
+        HttpSessionTransport { session, rx }
+    }
+
+    /// A handle to this transport's session.
+    pub fn handle(&self) -> SessionHandle {
+        SessionHandle {
+            session: self.session.clone(),
+        }
+    }
+}
+
+impl Transport for HttpSessionTransport {
+    type Error = Error;
+
+    fn send(&mut self, msg: Message) -> impl Future<Output = Result<(), Error>> + Send + 'static {
+        let session = self.session.clone();
+        let routed = if session.is_ended() {
+            Err(Error::SessionClosed)
+        } else {
+            msg.to_json()
+                .map_err(Error::Encode)
+                .map(|json| session.route(&msg, Bytes::from(json)))
+        };
+        async move {
+            if let Some((tx, Frames(priming, frame))) = routed? {
+                if let Some(priming) = priming
+                    && tx.send(priming).await.is_err()
+                {
+                    return Ok(());
+                }
+                // An error means the client went away; the event store (if any) has it.
+                let _ = tx.send(frame).await;
+            }
+            Ok(())
+        }
+    }
+
+    async fn recv(&mut self) -> Result<Option<Message>, Error> {
+        if self.session.is_ended() {
+            return Ok(None);
+        }
+        let ended = self.session.ended.clone();
+        let ended = pin!(ended.cancelled());
+        let next = pin!(self.rx.recv());
+        Ok(match futures::future::select(next, ended).await {
+            futures::future::Either::Left((msg, _)) => msg,
+            futures::future::Either::Right(_) => None,
+        })
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Error>> + Send {
+        self.session.end();
+        async { Ok(()) }
+    }
+}
+
+/// A cloneable handle to a session: to close a request's stream (so that the client resumes
+/// it with `Last-Event-ID`), or to end the session.
+#[derive(Debug, Clone)]
+pub struct SessionHandle {
+    pub(crate) session: Arc<Session>,
+}
+
+impl SessionHandle {
+    /// The session id (`None` for a stateless session).
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.id.as_deref()
+    }
+
+    /// The kind of session.
+    pub fn kind(&self) -> SessionKind {
+        self.session.kind
+    }
+
+    /// The protocol revision of the session's `initialize` response, once it has been sent.
+    pub fn negotiated_version(&self) -> Option<String> {
+        self.session.lock().negotiated_version.clone()
+    }
+
+    /// Whether the session has ended.
+    pub fn is_ended(&self) -> bool {
+        self.session.is_ended()
+    }
+
+    /// Completes when the session ends.
+    pub async fn ended(&self) {
+        self.session.ended.cancelled().await;
+    }
+
+    /// Ends the session, as a DELETE would: the transport's `recv` yields `None`, every
+    /// stream ends, and later requests with its id get 404.
+    pub fn end(&self) {
+        self.session.end();
+    }
+
+    /// Closes the HTTP connection of the stream carrying request `id` without ending the
+    /// stream (SSE polling, SEP-1699): if nothing was sent yet, the POST is answered with an
+    /// SSE stream holding only a priming event (with `retry`); later messages of the request,
+    /// its response included, are kept in the event store and delivered when the client
+    /// reconnects with GET and `Last-Event-ID`.
+    ///
+    /// Returns `false` if no such request is in flight, if its answer already went out as
+    /// plain JSON, or if the session has no event store (then nothing is closed, since the
+    /// messages could not be recovered).
+    pub fn close_request_stream(&self, id: &Id) -> bool {
+        let session = &self.session;
+        let Some((store, sid)) = session.store() else {
+            return false;
+        };
+        let mut st = session.lock();
+        let Some(stream) = st.requests.get(id).map(|r| r.stream) else {
+            return false;
+        };
+        let Some(slot) = st.streams.get_mut(&stream) else {
+            return false;
+        };
+        if slot.mode == Mode::Undecided {
+            slot.mode = Mode::Sse;
+            let event_id = store.append(sid, StreamId(stream), Bytes::new());
+            let priming = sse::event(Some(&event_id), Some(session.config.sse_retry), None, b"");
+            if let Some(tx) = slot.live_tx() {
+                // The queue is empty (nothing was sent), so this cannot fail for lack of room.
+                let _ = tx.try_send(Frame::Event(priming));
+            }
+        }
+        slot.tx = None;
+        true
+    }
+
+    /// Closes the standalone GET stream's connection (the client may resume it with
+    /// `Last-Event-ID`); `false` if none is open.
+    pub fn close_standalone_stream(&self) -> bool {
+        let mut st = self.session.lock();
+        match st.streams.get_mut(&StreamId::STANDALONE.0) {
+            Some(slot) if slot.tx.is_some() => {
+                slot.tx = None;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The HTTP stream carrying one inbound request, found in every request's
+/// [`extensions`](mcp_jsonrpc::RequestContext::extensions) (with the [`SessionHandle`], the
+/// request's `http::HeaderMap` and its `http::Extensions`): a handler closes its own stream
+/// with it mid-call (SSE polling), and the client resumes with GET and `Last-Event-ID`.
+///
+/// ```
+/// use mcp_jsonrpc::{ErrorObject, Handler, Request, RequestContext, to_raw_value};
+/// use mcp_transport_http::server::RequestStream;
+/// use serde_json::value::RawValue;
+///
+/// struct Polling;
+///
+/// impl Handler for Polling {
+///     async fn handle_request(
+///         &self,
+///         _request: Request,
+///         ctx: RequestContext,
+///     ) -> Result<Box<RawValue>, ErrorObject> {
+///         if let Some(stream) = ctx.extensions().get::<RequestStream>() {
+///             // The client reconnects; the response below reaches it then.
+///             stream.close();
+///         }
+///         to_raw_value(&"done")
+///     }
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct RequestStream {
+    handle: SessionHandle,
+    id: Id,
+}
+
+impl RequestStream {
+    pub(crate) fn new(handle: SessionHandle, id: Id) -> Self {
+        RequestStream { handle, id }
+    }
+
+    /// The id of the request.
+    pub fn request_id(&self) -> &Id {
+        &self.id
+    }
+
+    /// The session the request belongs to.
+    pub fn session(&self) -> &SessionHandle {
+        &self.handle
+    }
+
+    /// Closes the request's HTTP connection without ending its stream; see
+    /// [`SessionHandle::close_request_stream`], which this calls (and whose result it
+    /// returns: `false` without an event store, in stateless and legacy sessions, or once
+    /// the response went out as plain JSON).
+    pub fn close(&self) -> bool {
+        self.handle.close_request_stream(&self.id)
+    }
+}

@@ -1,0 +1,181 @@
+//! Outbound routing state of a session: its streams, the requests in flight, and the rule
+//! that picks the stream of each outbound message.
+
+use std::collections::HashMap;
+
+use mcp_jsonrpc::{Id, Message, ProgressToken, Protocol};
+use mcp_types::{
+    CancelledNotificationParams, InitializeResult, ParamsMeta, ProgressNotificationParams,
+};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use super::event_store::StreamId;
+use super::sse::Frame;
+use crate::ids::{wire_id, wire_token};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Nothing sent yet: the POST handler is waiting for the first frame.
+    Undecided,
+    Sse,
+}
+
+#[derive(Debug)]
+pub(super) struct Slot {
+    pub(super) tx: Option<mpsc::Sender<Frame>>,
+    pub(super) mode: Mode,
+    /// Requests of this stream still waiting for their response (0 for the standalone one).
+    pub(super) pending: usize,
+    /// Whether switching to SSE starts with a priming event.
+    pub(super) prime: bool,
+}
+
+impl Slot {
+    pub(super) fn live_tx(&self) -> Option<&mpsc::Sender<Frame>> {
+        self.tx.as_ref().filter(|tx| !tx.is_closed())
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct InFlight {
+    pub(super) stream: u64,
+    pub(super) progress_token: Option<ProgressToken>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct RouteState {
+    pub(super) ended: bool,
+    pub(super) inbound: Option<mpsc::Sender<Message>>,
+    pub(super) streams: HashMap<u64, Slot>,
+    pub(super) next_stream: u64,
+    pub(super) requests: HashMap<Id, InFlight>,
+    pub(super) progress: HashMap<ProgressToken, Id>,
+    /// Server-to-client requests and the stream they went out on (to route their
+    /// cancellation the same way).
+    pub(super) outbound_requests: HashMap<Id, u64>,
+    pub(super) initialize_id: Option<Id>,
+    pub(super) negotiated_version: Option<String>,
+}
+
+fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Option<T> {
+    serde_json::from_str(params?.get()).ok()
+}
+
+pub(super) fn request_progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
+    let token = parse::<ParamsMeta>(params)?.meta?.progress_token?;
+    Some(wire_token(token))
+}
+
+pub(super) fn cancelled_request(params: Option<&RawValue>) -> Option<Id> {
+    parse::<CancelledNotificationParams>(params)?
+        .request_id
+        .map(wire_id)
+}
+
+/// Up to two frames: an optional priming event, then the message.
+pub(super) struct Frames(pub(super) Option<Frame>, pub(super) Frame);
+
+impl RouteState {
+    /// Removes a finished request; returns its stream and whether that was its last one.
+    pub(super) fn finish_request(&mut self, id: &Id) -> (Option<u64>, bool) {
+        let Some(inflight) = self.requests.remove(id) else {
+            return (None, false);
+        };
+        if let Some(token) = &inflight.progress_token {
+            self.progress.remove(token);
+        }
+        let done = match self.streams.get_mut(&inflight.stream) {
+            Some(slot) => {
+                slot.pending = slot.pending.saturating_sub(1);
+                slot.pending == 0
+            }
+            None => false,
+        };
+        (Some(inflight.stream), done)
+    }
+
+    pub(super) fn finish_stream_if_done(&mut self, stream: u64) {
+        if self.streams.get(&stream).is_some_and(|s| s.pending == 0) {
+            self.streams.remove(&stream);
+        }
+    }
+
+    /// The single in-flight request's stream, else the standalone stream.
+    fn fallback(&self) -> u64 {
+        if self.requests.len() == 1
+            && let Some(inflight) = self.requests.values().next()
+        {
+            return inflight.stream;
+        }
+        StreamId::STANDALONE.0
+    }
+
+    /// Where `msg` goes, and whether it completes that stream. See the module docs for the
+    /// rule.
+    /// A `single_stream` session (legacy) sends everything on its one stream.
+    pub(super) fn target(&mut self, msg: &Message, single_stream: bool) -> (Option<u64>, bool) {
+        if single_stream {
+            return (Some(StreamId::STANDALONE.0), false);
+        }
+        match msg {
+            Message::Response(r) => {
+                let Some(id) = &r.id else {
+                    return (None, false);
+                };
+                if self.initialize_id.as_ref() == Some(id) {
+                    self.initialize_id = None;
+                    if let Ok(result) = &r.result
+                        && let Ok(init) = serde_json::from_str::<InitializeResult>(result.get())
+                    {
+                        self.negotiated_version = Some(init.protocol_version.as_str().to_owned());
+                    }
+                }
+                let (stream, done) = self.finish_request(id);
+                if stream.is_none() {
+                    tracing::debug!(%id, "response to an unknown or cancelled request; dropped");
+                }
+                (stream, done)
+            }
+            Message::Batch(items) => {
+                let mut target = None;
+                let mut done = false;
+                for item in items {
+                    if let Message::Response(r) = item
+                        && let Some(id) = &r.id
+                    {
+                        let (stream, d) = self.finish_request(id);
+                        if target.is_none() {
+                            target = stream;
+                        }
+                        done |= d && stream == target;
+                    }
+                }
+                (target, done)
+            }
+            Message::Notification(n) => {
+                let routed = if n.method == Protocol::MCP_PROGRESS {
+                    parse::<ProgressNotificationParams>(n.params.as_deref())
+                        .map(|p| wire_token(p.progress_token))
+                        .and_then(|t| self.progress.get(&t))
+                        .and_then(|id| self.requests.get(id))
+                        .map(|inflight| inflight.stream)
+                } else if n.method == Protocol::MCP_CANCELLED {
+                    cancelled_request(n.params.as_deref())
+                        .and_then(|id| self.outbound_requests.remove(&id))
+                        .filter(|s| self.streams.contains_key(s))
+                } else {
+                    None
+                };
+                (Some(routed.unwrap_or_else(|| self.fallback())), false)
+            }
+            Message::Request(r) => {
+                let stream = self.fallback();
+                self.outbound_requests.insert(r.id.clone(), stream);
+                (Some(stream), false)
+            }
+            Message::Invalid(_) => (None, false),
+        }
+    }
+}

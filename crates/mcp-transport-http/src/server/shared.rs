@@ -1,0 +1,186 @@
+//! The state the handlers share: the configuration, the session registry and the session
+//! factory; opening a session.
+
+// The `Err` of `open_session` is the HTTP response to send, built once per refused session.
+#![allow(clippy::result_large_err)]
+
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::pin;
+use std::sync::{Arc, Weak};
+
+use axum::extract::ConnectInfo;
+use axum::response::Response;
+use futures::future::BoxFuture;
+
+use super::config::Config;
+use super::handle::{HttpSessionTransport, SessionHandle, SessionInfo};
+use super::registry::{Limits, Refused, Registry};
+use super::respond::{too_many_sessions, too_many_sessions_for_client};
+use super::session::{Owner, Session, SessionKind, Unregister};
+
+/// The session factory, boxed.
+pub(crate) type Factory =
+    Arc<dyn Fn(HttpSessionTransport, SessionInfo) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// State shared by the handlers.
+pub(crate) struct Shared {
+    pub(crate) config: Arc<Config>,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) factory: Factory,
+}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shared")
+            .field("config", &self.config)
+            .field("registry", &self.registry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A fresh session id: 128 bits from the OS CSPRNG, as 32 lowercase hex digits.
+fn new_session_id() -> Option<Arc<str>> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    let mut id = String::with_capacity(32);
+    for b in bytes {
+        id.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        id.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+    Some(id.into())
+}
+
+/// The client a peer address stands for: the IPv4 address, or the /64 prefix of an IPv6
+/// one (a single host commonly holds a whole /64).
+fn client_of_ip(ip: IpAddr) -> String {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+    }
+}
+
+impl Shared {
+    /// The authenticated principal of a request, as [`Builder::principal`] names it.
+    ///
+    /// [`Builder::principal`]: super::Builder::principal
+    pub(crate) fn principal_of(&self, extensions: &http::Extensions) -> Option<Arc<str>> {
+        let principal = self.config.principal.as_ref()?;
+        (principal.0)(extensions).map(Into::into)
+    }
+
+    /// Who a new session opened by a request with these extensions belongs to.
+    fn owner_of(&self, extensions: &http::Extensions) -> Owner {
+        let principal = self.principal_of(extensions);
+        let client = match &principal {
+            Some(p) => Some(format!("principal {p}").into()),
+            None => extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|ConnectInfo(addr)| client_of_ip(addr.ip()).into()),
+        };
+        Owner { principal, client }
+    }
+
+    /// Creates a session, registers it (unless stateless), and spawns its future. Refused
+    /// with 503 when the table is full, 429 over the client's quota (see
+    /// [`Registry::insert`]), 503 if the CSPRNG failed.
+    pub(crate) fn open_session(
+        &self,
+        kind: SessionKind,
+        protocol_version: Option<String>,
+        headers: http::HeaderMap,
+        extensions: http::Extensions,
+    ) -> Result<Arc<Session>, Response> {
+        let id = match kind {
+            SessionKind::Stateless => None,
+            _ => Some(new_session_id().ok_or_else(too_many_sessions)?),
+        };
+        let registry: Arc<dyn Unregister> = self.registry.clone();
+        let registry: Weak<dyn Unregister> = Arc::downgrade(&registry);
+        let (session, rx) = Session::new(
+            id.clone(),
+            kind,
+            self.config.clone(),
+            self.owner_of(&extensions),
+            Some(registry),
+        );
+        if kind != SessionKind::Stateless {
+            match self
+                .registry
+                .insert(session.clone(), &Limits::of(&self.config))
+            {
+                Ok(()) => {}
+                Err(Refused::Full) => return Err(too_many_sessions()),
+                Err(Refused::Quota) => return Err(too_many_sessions_for_client()),
+            }
+        }
+        let transport = HttpSessionTransport::new(session.clone(), rx);
+        let info = SessionInfo {
+            kind,
+            session_id: id,
+            protocol_version,
+            headers,
+            extensions,
+            handle: SessionHandle {
+                session: session.clone(),
+            },
+        };
+        let fut = (self.factory)(transport, info);
+        let idle = match kind {
+            SessionKind::Stateful => self.config.idle_timeout,
+            _ => None,
+        };
+        let task_session = session.clone();
+        self.config.spawner.0.spawn(Box::pin(async move {
+            let fut = pin!(fut);
+            match idle {
+                Some(timeout) => {
+                    let watchdog = pin!(task_session.idle(timeout));
+                    if let futures::future::Either::Right(((), fut)) =
+                        futures::future::select(fut, watchdog).await
+                    {
+                        tracing::debug!(session = ?task_session.id, "session expired");
+                        task_session.end();
+                        fut.await;
+                    }
+                }
+                None => fut.await,
+            }
+            task_session.end();
+        }));
+        Ok(session)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_are_128_bit_hex() {
+        let a = new_session_id().unwrap();
+        let b = new_session_id().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn clients_are_ipv4_addresses_and_ipv6_prefixes() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(client_of_ip(ip("192.0.2.7")), "192.0.2.7");
+        assert_eq!(client_of_ip(ip("::ffff:192.0.2.7")), "192.0.2.7");
+        // Two addresses of one /64 are one client; another /64 is another.
+        assert_eq!(
+            client_of_ip(ip("2001:db8:1:2::1")),
+            client_of_ip(ip("2001:db8:1:2:ffff::9"))
+        );
+        assert_ne!(
+            client_of_ip(ip("2001:db8:1:2::1")),
+            client_of_ip(ip("2001:db8:1:3::1"))
+        );
+    }
+}
