@@ -501,4 +501,6 @@ impl Serialize for Message {
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
