@@ -51,6 +51,9 @@ pub mod tasks_extension;
 mod tools;
 mod version;
 
+#[cfg(test)]
+mod proptests;
+
 pub use capabilities::*;
 pub use common::*;
 pub use completion::*;
