@@ -21,16 +21,13 @@
 //
 // Server→client requests go out through the tools/call's own `extra.sendRequest` (over HTTP: on that
 // POST's SSE stream). No task store here: this server receives no tasks. Logs go to stderr only.
-import { randomUUID } from 'node:crypto';
+import { serve } from './ts_v1_serve.mjs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CreateMessageResultSchema,
   CreateTaskResultSchema,
   ElicitResultSchema,
   GetTaskResultSchema,
-  isInitializeRequest,
   ListTasksResultSchema,
   CancelTaskResultSchema,
   ResultSchema
@@ -215,49 +212,4 @@ function createServer() {
   return mcp;
 }
 
-async function serveHttp(port) {
-  const { createMcpExpressApp } = await import('@modelcontextprotocol/sdk/server/express.js');
-  const app = createMcpExpressApp({ host: '127.0.0.1' });
-  const transports = new Map();
-  app.post('/mcp', async (req, res) => {
-    const sid = req.headers['mcp-session-id'];
-    let transport = sid ? transports.get(sid) : undefined;
-    if (!transport) {
-      if (sid || !isInitializeRequest(req.body)) {
-        res.status(sid ? 404 : 400).json({
-          jsonrpc: '2.0',
-          error: { code: sid ? -32001 : -32000, message: sid ? 'Session not found' : 'Invalid or missing session ID' },
-          id: null
-        });
-        return;
-      }
-      transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => transports.set(id, transport)
-      });
-      transport.onclose = () => transport.sessionId && transports.delete(transport.sessionId);
-      await createServer().connect(transport);
-    }
-    await transport.handleRequest(req, res, req.body);
-  });
-  const bySession = async (req, res) => {
-    const transport = transports.get(req.headers['mcp-session-id']);
-    if (!transport) return void res.status(req.headers['mcp-session-id'] ? 404 : 400).send('Invalid or missing session ID');
-    await transport.handleRequest(req, res);
-  };
-  app.get('/mcp', bySession);
-  app.delete('/mcp', bySession);
-  const listener = app.listen(port, '127.0.0.1', () =>
-    console.error(`${NAME} listening on http://127.0.0.1:${listener.address().port}/mcp`)
-  );
-}
-
-const httpIndex = process.argv.indexOf('--http');
-if (httpIndex !== -1) {
-  await serveHttp(Number(process.argv[httpIndex + 1] ?? 3000));
-} else {
-  await createServer().connect(new StdioServerTransport());
-  // A tool still polling would keep the process alive once the client has gone.
-  process.stdin.on('end', () => process.exit(0));
-  console.error(`${NAME} running on stdio`);
-}
+await serve(NAME, createServer, { exitOnStdinEnd: true });
