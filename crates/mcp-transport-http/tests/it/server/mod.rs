@@ -2,11 +2,13 @@
 //! as the "server", and reqwest as a raw HTTP client.
 
 mod checks;
+mod connections;
 mod extensions;
 mod lifecycle;
 mod messages;
 mod modern;
 mod modes;
+mod ownership;
 mod streams;
 
 use std::collections::HashMap;
@@ -164,6 +166,14 @@ struct TestServer {
 }
 
 async fn start(builder: Builder) -> TestServer {
+    start_mapped(builder, |router| router).await
+}
+
+/// Like [`start`], with `map` applied to the router served (to put a layer in front).
+async fn start_mapped(
+    builder: Builder,
+    map: impl FnOnce(axum::Router) -> axum::Router,
+) -> TestServer {
     let peers: Arc<Mutex<HashMap<String, Peer>>> = Arc::default();
     let started = Arc::new(AtomicUsize::new(0));
     let finished = Arc::new(AtomicUsize::new(0));
@@ -192,7 +202,12 @@ async fn start(builder: Builder) -> TestServer {
             f.fetch_add(1, Ordering::SeqCst);
         }
     });
-    let server = service.clone().bind_localhost(0).await.unwrap();
+    let server = service
+        .clone()
+        .bind_localhost(0)
+        .await
+        .unwrap()
+        .map_router(map);
     let addr = server.local_addr().unwrap();
     tokio::spawn(server.run());
     TestServer {

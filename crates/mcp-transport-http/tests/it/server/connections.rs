@@ -1,0 +1,136 @@
+//! Hostile connections: slowloris headers, idle keep-alive connections, the connection limit,
+//! stalled bodies, and a second `Origin` header.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use mcp_transport_http::server::StreamableHttpService;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::{TestServer, error_body, initialize_body, request, start};
+
+/// A failure guard, never the thing measured: generous for a loaded 2-core machine.
+const GUARD: Duration = Duration::from_secs(20);
+
+fn addr(server: &TestServer) -> SocketAddr {
+    server.base.trim_start_matches("http://").parse().unwrap()
+}
+
+/// Reads until the server closes the connection; returns what it sent. Panics if it is
+/// still open after [`GUARD`].
+async fn read_until_closed(tcp: &mut TcpStream) -> String {
+    let mut out = Vec::new();
+    tokio::time::timeout(GUARD, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .expect("the server kept the connection open");
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tokio::test]
+async fn a_slowloris_client_is_disconnected_after_the_header_read_timeout() {
+    let server = start(
+        StreamableHttpService::builder().header_read_timeout(Some(Duration::from_millis(300))),
+    )
+    .await;
+    let mut slow = TcpStream::connect(addr(&server)).await.unwrap();
+    // Half a request head, then nothing.
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: appl")
+        .await
+        .unwrap();
+    read_until_closed(&mut slow).await;
+    // Others are served meanwhile and after.
+    server.initialize().await;
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_after_the_header_read_timeout() {
+    let server = start(
+        StreamableHttpService::builder().header_read_timeout(Some(Duration::from_millis(300))),
+    )
+    .await;
+    let mut idle = TcpStream::connect(addr(&server)).await.unwrap();
+    // One complete request (405: PUT is not served), then the connection sits idle.
+    idle.write_all(b"PUT /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
+        .await
+        .unwrap();
+    let answered = read_until_closed(&mut idle).await;
+    assert!(answered.starts_with("HTTP/1.1 405"), "{answered}");
+}
+
+#[tokio::test]
+async fn connections_over_the_limit_wait_until_one_closes() {
+    let server = start(StreamableHttpService::builder().max_connections(2)).await;
+    let first = TcpStream::connect(addr(&server)).await.unwrap();
+    let second = TcpStream::connect(addr(&server)).await.unwrap();
+    // Both idle connections are held: a third client waits in the backlog...
+    let third = tokio::spawn({
+        let req = server.post(None, initialize_body("2025-11-25"));
+        async move { req.send().await.map(|res| res.status()) }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!third.is_finished(), "served beyond the connection limit");
+    // ...until one of them goes away.
+    drop(first);
+    let status = tokio::time::timeout(GUARD, third)
+        .await
+        .expect("still waiting after a connection closed")
+        .unwrap()
+        .unwrap();
+    assert_eq!(status, 200);
+    drop(second);
+}
+
+#[tokio::test]
+async fn a_stalled_body_is_answered_408() {
+    let server =
+        start(StreamableHttpService::builder().body_read_timeout(Some(Duration::from_millis(300))))
+            .await;
+    let mut tcp = TcpStream::connect(addr(&server)).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n";
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    // Ten bytes of the hundred announced, then nothing.
+    tcp.write_all(b"{\"jsonrpc\"").await.unwrap();
+    let answer = read_until_closed(&mut tcp).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("Request Timeout"), "{answer}");
+}
+
+#[tokio::test]
+async fn every_origin_header_is_checked() {
+    let server = start(StreamableHttpService::builder()).await;
+    for origins in [
+        ["http://localhost", "http://evil.example.com"],
+        ["http://evil.example.com", "http://localhost"],
+    ] {
+        let res = server
+            .post(None, initialize_body("2025-11-25"))
+            .header("origin", origins[0])
+            .header("origin", origins[1])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403, "{origins:?}");
+        error_body(res).await;
+    }
+    // Two allowed ones pass.
+    let id = server.initialize().await;
+    let res = server
+        .post(Some(&id), request(1, "echo", json!({})))
+        .header("origin", "http://localhost:1")
+        .header("origin", "http://127.0.0.1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+}
