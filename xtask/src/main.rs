@@ -4,6 +4,8 @@
 //! - `check-deps`: the crate dependency DAG of STYLE.md, read from `cargo metadata`.
 //! - `conformance`: the official MCP conformance suite against `everything-server --http`
 //!   and with `everything-client`, in a private network namespace.
+//! - `fuzz [--seconds N] [target...]`: runs the cargo-fuzz targets of `fuzz/` (nightly), N
+//!   seconds each (60 by default), seeding their corpora from the spec's examples.
 //! - `setup`: installs the pinned peers the tests drive (Node 22, npm packages, Python `mcp`)
 //!   into `.tools/`.
 //! - `spec-check <dir>`: checks `mcp-types` against the protocol's schema files and examples.
@@ -12,6 +14,7 @@
 
 mod conformance;
 mod deps;
+mod fuzz;
 mod samples;
 mod setup;
 mod spec;
@@ -27,6 +30,7 @@ fn main() -> Result<()> {
         "ci" => ci(),
         "check-deps" => deps::check_deps(),
         "conformance" => conformance::conformance(),
+        "fuzz" => fuzz::fuzz(&args[1..]),
         // Internal: `conformance` re-executes itself inside `unshare -n` with this.
         "conformance-netns" => conformance::in_netns(&args[1..]),
         "setup" => setup::setup().map(|_| ()),
@@ -37,7 +41,9 @@ fn main() -> Result<()> {
             spec::spec_check(std::path::Path::new(dir))
         }
         _ => {
-            eprintln!("usage: cargo xtask <ci|check-deps|conformance|setup|spec-check <dir>>");
+            eprintln!(
+                "usage: cargo xtask <ci|check-deps|conformance|fuzz [--seconds N] [target...]|setup|spec-check <dir>>"
+            );
             if cmd == "help" {
                 Ok(())
             } else {
