@@ -6,7 +6,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcp_jsonrpc::{Message, Response};
-use mcp_types::{ClientNotification, ClientRequest, ClientResult, ServerNotification, ServerRequest, ServerResult};
+use mcp_types::{
+    ClientNotification, ClientRequest, ClientResult, ServerNotification, ServerRequest,
+    ServerResult,
+};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -20,8 +23,7 @@ macro_rules! round_trip_method {
             assert_eq!(typed, back, "{raw}");
             // The `{method, params}` form too.
             let whole = serde_json::to_string(&typed).expect("typed message encodes");
-            let back: $ty = serde_json::from_str(&whole)
-                .unwrap_or_else(|e| panic!("{whole}: {e}"));
+            let back: $ty = serde_json::from_str(&whole).unwrap_or_else(|e| panic!("{whole}: {e}"));
             assert_eq!(typed, back, "{whole}");
         }
     };
@@ -71,7 +73,9 @@ fuzz_target!(|data: &[u8]| {
             round_trip_method!(ClientNotification, &n.method, n.params.as_deref());
             round_trip_method!(ServerNotification, &n.method, n.params.as_deref());
         }
-        Message::Response(Response { result: Ok(raw), .. }) => all(Some(&raw)),
+        Message::Response(Response {
+            result: Ok(raw), ..
+        }) => all(Some(&raw)),
         _ => {}
     }
     // Bare params or a bare result (most of the spec's examples).
