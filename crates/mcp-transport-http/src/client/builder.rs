@@ -9,6 +9,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::StreamableHttpClientTransport;
 use super::auth::AuthProvider;
+use super::body::DEFAULT_MAX_MESSAGE_SIZE;
 use super::error::{Error, Result};
 use super::options::{HeaderProvider, Options, Reconnect};
 use super::shared::Shared;
@@ -27,6 +28,7 @@ pub struct StreamableHttpClientTransportBuilder {
     reconnect: Reconnect,
     legacy_fallback: bool,
     timeout: Duration,
+    max_message_size: usize,
 }
 
 impl fmt::Debug for StreamableHttpClientTransportBuilder {
@@ -41,6 +43,7 @@ impl fmt::Debug for StreamableHttpClientTransportBuilder {
             .field("reconnect", &self.reconnect)
             .field("legacy_fallback", &self.legacy_fallback)
             .field("timeout", &self.timeout)
+            .field("max_message_size", &self.max_message_size)
             .finish()
     }
 }
@@ -58,6 +61,7 @@ impl StreamableHttpClientTransportBuilder {
             reconnect: Reconnect::default(),
             legacy_fallback: true,
             timeout: Duration::from_secs(30),
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
         }
     }
 
@@ -137,6 +141,23 @@ impl StreamableHttpClientTransportBuilder {
         self
     }
 
+    /// The largest body the transport reads, in bytes (default
+    /// [`DEFAULT_MAX_MESSAGE_SIZE`], 16 MiB; at least 1): a JSON response, the start of an
+    /// error response (the rest is not read), one SSE event (its lines as sent, comments
+    /// aside) and one SSE line. A response whose `Content-Length` is larger is not read at
+    /// all; a body or event that grows past it is not read further. The request waiting on it
+    /// fails with [`Error::TooLarge`] (as a -32603 error response with `data.limit`), the SSE
+    /// stream that carried it is dropped and not resumed, and the connection goes on. So a
+    /// server can make the transport hold at most about this much per response stream.
+    ///
+    /// Keep it above the connection's own
+    /// [`max_message_size`](mcp_jsonrpc::Config::max_message_size) (8 MiB by default),
+    /// which then fails an oversized message with the finer-grained error.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes.max(1);
+        self
+    }
+
     /// Builds the transport. No request is made until the first message is sent.
     ///
     /// Fails if the URL or a header is invalid, or the default client cannot be built.
@@ -162,6 +183,7 @@ impl StreamableHttpClientTransportBuilder {
             reconnect: self.reconnect,
             legacy_fallback: self.legacy_fallback,
             timeout: self.timeout,
+            max_message_size: self.max_message_size,
         });
         Ok(StreamableHttpClientTransport::from_parts(shared, inbox))
     }

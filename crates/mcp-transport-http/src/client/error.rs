@@ -66,6 +66,17 @@ pub enum Error {
     /// The JSON body of a response is not a JSON-RPC message.
     #[error("invalid json-rpc response body: {0}")]
     InvalidResponse(String),
+    /// A response body, an error body or an SSE event is larger than the
+    /// [`max_message_size`](super::StreamableHttpClientTransportBuilder::max_message_size);
+    /// it was not read further. A request waiting on it fails with this error; an SSE
+    /// stream that carried it is not resumed.
+    #[error("{what} exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// What was too large: `"the response body"`, `"an sse event"`, ...
+        what: &'static str,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// An SSE stream could not be parsed.
     #[error("invalid sse stream: {0}")]
     Sse(String),
@@ -123,8 +134,9 @@ fn reason_suffix(reason: &str) -> String {
 
 impl Error {
     /// The JSON-RPC error object the transport yields for a request that failed this way:
-    /// code -32603 and this error's text (with its causes) as the message; for an HTTP
-    /// status, `data` is `{"status": <code>}`, plus `"wwwAuthenticate": [<values>]` when
+    /// code -32603 and this error's text (with its causes) as the message; for
+    /// [`Error::TooLarge`], `data` is `{"limit": <bytes>}`; for an HTTP status, `data` is
+    /// `{"status": <code>}`, plus `"wwwAuthenticate": [<values>]` when
     /// the request was not authorized.
     pub fn to_error_object(&self) -> ErrorObject {
         let mut message = self.to_string();
@@ -138,6 +150,9 @@ impl Error {
         match self {
             Error::Status { status, .. } => {
                 object.with_data(serde_json::json!({ "status": status.as_u16() }))
+            }
+            Error::TooLarge { limit, .. } => {
+                object.with_data(serde_json::json!({ "limit": limit }))
             }
             Error::Unauthorized { status, challenge } => object.with_data(serde_json::json!({
                 "status": status.as_u16(),

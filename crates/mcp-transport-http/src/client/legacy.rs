@@ -8,7 +8,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use reqwest::{Method, Url};
 
 use super::error::{Error, Result};
-use super::shared::{Body, Inbound, Mode, Outgoing, Shared, Task, body_kind, events, status_error};
+use super::shared::{Body, Inbound, Mode, Outgoing, Shared, Task, body_kind, sse_error};
 
 impl Shared {
     /// The POST of `initialize` was refused: try the legacy HTTP+SSE transport.
@@ -38,17 +38,17 @@ impl Shared {
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let resp = self.request(Method::GET, &self.url, &headers, None).await?;
         if !resp.status().is_success() {
-            return Err(status_error(resp).await.0);
+            return Err(self.status_error(resp).await.0);
         }
         match body_kind(resp.headers()) {
             Body::Sse => {}
             Body::Json => return Err(Error::ContentType("application/json".into())),
             Body::Other(ct) => return Err(Error::ContentType(ct)),
         }
-        let mut events = events(resp);
+        let mut events = self.events(resp);
         let wait = async {
             while let Some(event) = events.next().await {
-                let event = event.map_err(|e| Error::Sse(e.to_string()))?;
+                let event = event.map_err(sse_error)?;
                 if event.event == "endpoint" {
                     return Ok(event.data);
                 }
@@ -90,7 +90,7 @@ impl Shared {
             Err(e) => self.fail_or_err(&out.ids, e).await,
             Ok(resp) if resp.status().is_success() => Ok(()),
             Ok(resp) => {
-                let (error, _) = status_error(resp).await;
+                let (error, _) = self.status_error(resp).await;
                 self.fail_or_err(&out.ids, error).await
             }
         }

@@ -105,6 +105,16 @@
 //! fails and the connection carries on. A failed notification or response makes its `send`
 //! fail with [`Error`], which ends the connection, as does failing to start a new session.
 //!
+//! # Size limits
+//!
+//! Every body the transport reads is bounded by
+//! [`max_message_size`](StreamableHttpClientTransportBuilder::max_message_size) (default
+//! [`DEFAULT_MAX_MESSAGE_SIZE`], 16 MiB): a JSON response is refused unread when its
+//! `Content-Length` is larger and is read no further once it passes the limit; an error
+//! response is read up to the limit; an SSE line, or the lines of one SSE event, that pass it
+//! end the stream, which is not resumed. The request waiting on it fails with
+//! [`Error::TooLarge`] and the connection goes on. SSE is parsed in time linear in its size.
+//!
 //! # No background tasks, no blocked sends
 //!
 //! The transport spawns nothing. The `send` of a request returns once its POST is handed to
@@ -131,6 +141,7 @@
 //! [`recv`]: Transport::recv
 
 mod auth;
+mod body;
 mod builder;
 mod error;
 mod legacy;
@@ -156,6 +167,7 @@ use mcp_types::{Cancelled, CancelledNotificationParams, Initialize, Initialized,
 use tokio::sync::mpsc;
 
 pub use auth::{AuthChallenge, AuthProvider, AuthProviderFn, auth_provider_fn};
+pub use body::DEFAULT_MAX_MESSAGE_SIZE;
 pub use builder::StreamableHttpClientTransportBuilder;
 pub use error::{Error, Result};
 pub use options::{HeaderProvider, Reconnect};

@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::{Error, Result};
-use super::shared::{Inbound, Outgoing, PROTOCOL_VERSION, Shared, Task, status_error};
+use super::shared::{Inbound, Outgoing, PROTOCOL_VERSION, Shared, Task};
 use crate::header_value;
 
 /// `Mcp-Method`.
@@ -116,7 +116,7 @@ impl Shared {
             }
         };
         if !resp.status().is_success() {
-            let (error, rpc) = status_error(resp).await;
+            let (error, rpc) = self.status_error(resp).await;
             tracing::debug!(error = %error, "the server refused a request");
             self.fail(&out.ids, rpc.unwrap_or_else(|| error.to_error_object()))
                 .await;

@@ -113,4 +113,5 @@ pub(crate) struct Options {
     pub(crate) reconnect: Reconnect,
     pub(crate) legacy_fallback: bool,
     pub(crate) timeout: Duration,
+    pub(crate) max_message_size: usize,
 }

@@ -9,8 +9,7 @@ use mcp_types::Initialized;
 
 use super::error::{Error, Result};
 use super::shared::{
-    Body, GetStream, Inbound, SESSION_ID, Session, Shared, body_kind, events, protocol_version,
-    status_error,
+    Body, GetStream, Inbound, SESSION_ID, Session, Shared, body_kind, protocol_version, sse_error,
 };
 use super::sse::SseTask;
 
@@ -38,11 +37,11 @@ impl Shared {
         };
         let resp = self.post(&self.url, &init.body, &fresh).await?;
         if !resp.status().is_success() {
-            let (error, _) = status_error(resp).await;
+            let (error, _) = self.status_error(resp).await;
             return Err(Error::Reinitialize(format!("initialize failed: {error}")));
         }
         let session_id = resp.headers().get(SESSION_ID).cloned();
-        let response = tokio::time::timeout(self.timeout, read_init_response(resp, &init.id))
+        let response = tokio::time::timeout(self.timeout, read_init_response(self, resp, &init.id))
             .await
             .map_err(|_| {
                 Error::Reinitialize("timed out waiting for the initialize response".into())
@@ -64,7 +63,7 @@ impl Shared {
         .map_err(Error::Encode)?;
         let resp = self.post(&self.url, &initialized, &session).await?;
         if !resp.status().is_success() {
-            let (error, _) = status_error(resp).await;
+            let (error, _) = self.status_error(resp).await;
             return Err(Error::Reinitialize(format!(
                 "notifications/initialized failed: {error}"
             )));
@@ -88,8 +87,9 @@ impl Shared {
     }
 }
 
-/// Reads the response to `id` from an `initialize` POST response (JSON or SSE).
-async fn read_init_response(resp: reqwest::Response, id: &Id) -> Result<Response> {
+/// Reads the response to `id` from an `initialize` POST response (JSON or SSE), within the
+/// size limit.
+async fn read_init_response(shared: &Shared, resp: reqwest::Response, id: &Id) -> Result<Response> {
     let matching = |msg: Message| -> Option<Response> {
         match msg {
             Message::Response(r) if r.id.as_ref() == Some(id) => Some(r),
@@ -102,14 +102,14 @@ async fn read_init_response(resp: reqwest::Response, id: &Id) -> Result<Response
     };
     match body_kind(resp.headers()) {
         Body::Json => {
-            let bytes = resp.bytes().await?;
+            let bytes = shared.read_body(resp).await?;
             matching(Message::decode(&bytes))
                 .ok_or_else(|| Error::Reinitialize("no initialize response in the body".into()))
         }
         Body::Sse => {
-            let mut events = events(resp);
+            let mut events = shared.events(resp);
             while let Some(event) = events.next().await {
-                let event = event.map_err(|e| Error::Sse(e.to_string()))?;
+                let event = event.map_err(sse_error)?;
                 if event.data.trim().is_empty() {
                     continue;
                 }

@@ -18,6 +18,7 @@ use reqwest::{Method, StatusCode, Url};
 use tokio::sync::mpsc;
 
 use super::auth::AuthProvider;
+use super::body::{Lines, read_error_body, read_limited};
 use super::error::{Error, Result, snippet};
 use super::options::{HeaderProvider, Options, Reconnect};
 
@@ -32,10 +33,15 @@ const INBOX_CAPACITY: usize = 64;
 
 /// A parsed SSE stream.
 pub(crate) type Events =
-    BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<reqwest::Error>>>;
+    BoxStream<'static, Result<eventsource_stream::Event, EventStreamError<Error>>>;
 
-pub(crate) fn events(resp: reqwest::Response) -> Events {
-    resp.bytes_stream().eventsource().boxed()
+/// The transport's error for a failure of an SSE stream: that of the body (an HTTP error, or
+/// [`Error::TooLarge`]), or [`Error::Sse`] for one of the parser.
+pub(crate) fn sse_error(e: EventStreamError<Error>) -> Error {
+    match e {
+        EventStreamError::Transport(e) => e,
+        other => Error::Sse(other.to_string()),
+    }
 }
 
 /// What the send futures and the SSE tasks hand to `recv`.
@@ -167,6 +173,8 @@ pub(crate) struct Shared {
     pub(crate) reconnect: Reconnect,
     pub(crate) legacy_fallback: bool,
     pub(crate) timeout: Duration,
+    /// The largest body or SSE event read.
+    pub(crate) max_message_size: usize,
     pub(crate) inbox: mpsc::Sender<Inbound>,
     pub(crate) state: Mutex<State>,
     /// Held while a new session is being started; sends wait for it.
@@ -218,20 +226,37 @@ fn rpc_error(body: &str) -> Option<ErrorObject> {
     }
 }
 
-pub(crate) async fn status_error(resp: reqwest::Response) -> (Error, Option<ErrorObject>) {
-    let status = resp.status();
-    let body = resp.text().await.unwrap_or_default();
-    let rpc = rpc_error(&body);
-    (
-        Error::Status {
-            status,
-            body: snippet(&body),
-        },
-        rpc,
-    )
-}
-
 impl Shared {
+    /// The SSE events of `resp`'s body, each within the size limit (see [`Lines`]).
+    pub(crate) fn events(&self, resp: reqwest::Response) -> Events {
+        Lines::new(resp, self.max_message_size)
+            .eventsource()
+            .boxed()
+    }
+
+    /// The whole body of `resp`, within the size limit.
+    pub(crate) async fn read_body(&self, resp: reqwest::Response) -> Result<bytes::Bytes> {
+        read_limited(resp, self.max_message_size).await
+    }
+
+    /// The error of an HTTP error response, and the JSON-RPC error its body holds, if any
+    /// (only the body's first `max_message_size` bytes are read).
+    pub(crate) async fn status_error(
+        &self,
+        resp: reqwest::Response,
+    ) -> (Error, Option<ErrorObject>) {
+        let status = resp.status();
+        let body = read_error_body(resp, self.max_message_size).await;
+        let rpc = rpc_error(&body);
+        (
+            Error::Status {
+                status,
+                body: snippet(&body),
+            },
+            rpc,
+        )
+    }
+
     pub(crate) fn new(o: Options) -> (Arc<Shared>, mpsc::Receiver<Inbound>) {
         let (tx, rx) = mpsc::channel(INBOX_CAPACITY);
         let shared = Shared {
@@ -244,6 +269,7 @@ impl Shared {
             reconnect: o.reconnect,
             legacy_fallback: o.legacy_fallback,
             timeout: o.timeout,
+            max_message_size: o.max_message_size,
             inbox: tx,
             state: Mutex::new(State {
                 mode: Mode::Unknown,
@@ -431,11 +457,11 @@ impl Shared {
             && status != StatusCode::UNAUTHORIZED
             && status != StatusCode::FORBIDDEN
         {
-            let (error, _) = status_error(resp).await;
+            let (error, _) = self.status_error(resp).await;
             return self.fall_back(out, error).await;
         }
         if !status.is_success() {
-            let (error, rpc) = status_error(resp).await;
+            let (error, rpc) = self.status_error(resp).await;
             if out.ids.is_empty() {
                 return Err(error);
             }

@@ -10,14 +10,16 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
+use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use mcp_jsonrpc::{Id, Message, Response};
 use reqwest::StatusCode;
 
+use super::body::{DEFAULT_MAX_MESSAGE_SIZE, Lines};
 use super::error::Error;
 use super::shared::{
-    Body, Events, GetStream, Inbound, Mode, Shared, Task, body_kind, events, is_sse,
+    Body, Events, GetStream, Inbound, Mode, Shared, Task, body_kind, is_sse, sse_error,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,9 +142,15 @@ impl SseTask {
                         }
                         continue;
                     }
-                    Some(Err(e)) => {
-                        tracing::debug!(error = %e, "sse stream broke");
-                    }
+                    Some(Err(e)) => match sse_error(e) {
+                        // Resuming would bring the same event again.
+                        e @ Error::TooLarge { .. } => {
+                            self.events = None;
+                            self.give_up_with(e);
+                            continue;
+                        }
+                        e => tracing::debug!(error = %e, "sse stream broke"),
+                    },
                     None => tracing::debug!("sse stream ended"),
                 }
                 self.events = None;
@@ -301,7 +309,7 @@ impl SseTask {
             self.give_up("the get response is not an sse stream");
             return;
         }
-        self.events = Some(events(resp));
+        self.events = Some(self.shared.events(resp));
     }
 }
 
@@ -318,7 +326,7 @@ pub(crate) fn legacy(events: Events) -> BoxStream<'static, Inbound> {
                     let msg = Message::decode(event.data.as_bytes());
                     return Some((Inbound::Message(msg), Some(events)));
                 }
-                Some(Err(e)) => return Some((Inbound::Failed(Error::Sse(e.to_string())), None)),
+                Some(Err(e)) => return Some((Inbound::Failed(sse_error(e)), None)),
                 None => return Some((Inbound::End, None)),
             }
         }
@@ -328,12 +336,16 @@ pub(crate) fn legacy(events: Events) -> BoxStream<'static, Inbound> {
 
 /// Not API (the fuzz target's entry point): the messages the client reads from an SSE
 /// response whose body arrives in `chunks`, through the same parsing as a live stream
-/// ([`events`], then each `message` event's data decoded).
+/// ([`Lines`] with the default limit, the SSE parser, then each `message` event's data
+/// decoded).
 #[doc(hidden)]
 pub async fn fuzz_sse(chunks: Vec<Vec<u8>>) -> Vec<Message> {
     let body = futures::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
     let resp = http::Response::new(reqwest::Body::wrap_stream(body));
-    legacy(events(resp.into()))
+    let events = Lines::new(resp.into(), DEFAULT_MAX_MESSAGE_SIZE)
+        .eventsource()
+        .boxed();
+    legacy(events)
         .filter_map(|item| async move {
             match item {
                 Inbound::Message(msg) => Some(msg),
@@ -357,7 +369,7 @@ impl Shared {
         modern: bool,
     ) {
         match body_kind(resp.headers()) {
-            Body::Json => match resp.bytes().await {
+            Body::Json => match self.read_body(resp).await {
                 Ok(bytes) => match Message::decode(&bytes) {
                     Message::Invalid(invalid) => {
                         let error = Error::InvalidResponse(invalid.error.message);
@@ -366,11 +378,11 @@ impl Shared {
                     msg => self.push(Inbound::Message(msg)).await,
                 },
                 Err(e) => {
-                    let _ = self.fail_or_err(ids, e.into()).await;
+                    let _ = self.fail_or_err(ids, e).await;
                 }
             },
             Body::Sse => {
-                let stream = events(resp);
+                let stream = self.events(resp);
                 let task = SseTask::post(self.clone(), generation, ids.to_vec(), stream, !modern);
                 self.push(Inbound::Spawn(task)).await;
             }

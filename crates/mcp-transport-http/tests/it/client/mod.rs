@@ -4,6 +4,7 @@ mod auth;
 mod basic;
 mod cancel;
 mod legacy;
+mod limits;
 mod resume;
 mod server_requests;
 mod session;
