@@ -12,7 +12,13 @@
 //! their variables. Values are percent-decoded. An exploded variable (`{/v*}`) takes the rest
 //! of its expression's items, joined with `,`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+
+/// The longest URI, in bytes, matched against a template (RFC 9110 §4.1 recommends handling
+/// URIs of at least 8000 octets). A longer one matches no template, so `resources/read` answers
+/// that the resource is not found: matching takes time that grows faster than the length of
+/// the URI, which the client chooses.
+pub(crate) const MAX_URI_LEN: usize = 8000;
 
 #[derive(Debug, Clone)]
 pub(crate) struct UriTemplate {
@@ -96,6 +102,18 @@ impl Op {
 impl UriTemplate {
     /// Parses and validates `template`.
     pub(crate) fn parse(template: &str) -> Result<UriTemplate, String> {
+        // Checked first because iri-string 0.7.14 panics (slicing inside a character) on a
+        // `%` followed by a non-ASCII character within two bytes, e.g. `%eф` (found by the
+        // `uri_template` fuzz target).
+        let bytes = template.as_bytes();
+        for (i, _) in template.match_indices('%') {
+            if !bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            {
+                return Err(format!("invalid percent-encoding at byte {i}"));
+            }
+        }
         let checked =
             iri_string::template::UriTemplateStr::new(template).map_err(|e| e.to_string())?;
         let variables = checked.variables().map(|v| v.as_str().to_owned()).collect();
@@ -142,10 +160,15 @@ impl UriTemplate {
         &self.variables
     }
 
-    /// The variables if `uri` matches the template.
+    /// The variables if `uri` matches the template. A URI longer than [`MAX_URI_LEN`]
+    /// matches no template.
     pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        if uri.len() > MAX_URI_LEN {
+            return None;
+        }
         let mut vars = BTreeMap::new();
-        match_parts(&self.parts, uri, &mut vars).then_some(vars)
+        let mut failed = HashSet::new();
+        match_parts(&self.parts, 0, uri, 0, &mut vars, &mut failed).then_some(vars)
     }
 }
 
@@ -156,35 +179,69 @@ pub fn fuzz_uri_template(template: &str, uri: &str) -> Option<BTreeMap<String, S
     UriTemplate::parse(template).ok()?.matches(uri)
 }
 
-fn match_parts(parts: &[Part], s: &str, vars: &mut BTreeMap<String, String>) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return s.is_empty();
+fn match_parts(
+    parts: &[Part],
+    i: usize,
+    s: &str,
+    pos: usize,
+    vars: &mut BTreeMap<String, String>,
+    failed: &mut HashSet<(usize, usize)>,
+) -> bool {
+    let Some(part) = parts.get(i) else {
+        return pos == s.len();
     };
-    match first {
-        Part::Literal(lit) => s
-            .strip_prefix(lit.as_str())
-            .is_some_and(|tail| match_parts(rest, tail, vars)),
-        Part::Expr { op, vars: specs } => {
-            // Longest candidate first: greedy, like a regex `.*` with backtracking.
-            let ends = s
-                .char_indices()
-                .map(|(i, _)| i)
-                .chain(std::iter::once(s.len()))
-                .rev();
-            for end in ends {
-                let mut bound = BTreeMap::new();
-                if parse_expansion(*op, specs, &s[..end], &mut bound) {
-                    let before = vars.clone();
-                    vars.extend(bound);
-                    if match_parts(rest, &s[end..], vars) {
-                        return true;
-                    }
-                    *vars = before;
-                }
-            }
-            false
-        }
+    // Whether `parts[i..]` match `s[pos..]` does not depend on the variables bound before
+    // (each expression binds its own), so a failure is remembered and never tried again:
+    // without this, templates with several expressions took exponential time.
+    if failed.contains(&(i, pos)) {
+        return false;
     }
+    let rest = &s[pos..];
+    let matched = match part {
+        Part::Literal(lit) => {
+            rest.starts_with(lit.as_str())
+                && match_parts(parts, i + 1, s, pos + lit.len(), vars, failed)
+        }
+        Part::Expr { op, vars: specs } => {
+            // An expansion never holds whitespace, so it ends at the first one at the latest;
+            // it must reach the end of the URI if it is the last part, and be followed by the
+            // next literal if there is one. Only those ends are tried.
+            let limit = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let last = i + 1 == parts.len();
+            let next_literal = match parts.get(i + 1) {
+                Some(Part::Literal(lit)) => Some(lit.as_str()),
+                _ => None,
+            };
+            // Longest candidate first: greedy, like a regex `.*` with backtracking.
+            let mut ends = rest[..limit]
+                .char_indices()
+                .map(|(j, _)| j)
+                .chain(std::iter::once(limit))
+                .rev()
+                .filter(|&end| match (last, next_literal) {
+                    (true, _) => end == rest.len(),
+                    (false, Some(lit)) => rest[end..].starts_with(lit),
+                    (false, None) => true,
+                });
+            ends.any(|end| {
+                let mut bound = BTreeMap::new();
+                if !parse_expansion(*op, specs, &rest[..end], &mut bound) {
+                    return false;
+                }
+                let before = vars.clone();
+                vars.extend(bound);
+                if match_parts(parts, i + 1, s, pos + end, vars, failed) {
+                    return true;
+                }
+                *vars = before;
+                false
+            })
+        }
+    };
+    if !matched {
+        failed.insert((i, pos));
+    }
+    matched
 }
 
 /// Parses `text` as the expansion of one expression, binding its variables.
@@ -348,10 +405,52 @@ mod tests {
         );
     }
 
+    /// Matches in a thread; false if it takes longer than a generous guard (the matcher took
+    /// exponential time in the number of expressions, and quadratic time in the length of
+    /// the URI for one, before it remembered failures and bounded the ends it tries).
+    fn finishes(template: &'static str, uri: String) -> bool {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let t = UriTemplate::parse(template).unwrap();
+            let _ = tx.send(t.matches(&uri).is_some());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(60)).is_ok()
+    }
+
+    #[test]
+    fn hostile_uris_do_not_take_forever() {
+        // Four expressions without literals between them, and a URI none can end.
+        assert!(finishes(
+            "x://{a}{b}{c}{d}",
+            format!("x://{}!", "a".repeat(150))
+        ));
+        // One expression, a URI of the longest length matched that fails at its very end.
+        let long = format!("users://{}/profile ", "a".repeat(MAX_URI_LEN - 20));
+        assert!(finishes("users://{id}/profile", long));
+        let slashes = format!("file:///{}", "a/".repeat(MAX_URI_LEN / 2 - 10));
+        assert!(finishes("file:///{+path}/{name}.txt", slashes));
+    }
+
+    #[test]
+    fn uris_longer_than_the_limit_match_nothing() {
+        let t = UriTemplate::parse("file:///{+path}").unwrap();
+        let path = "a".repeat(MAX_URI_LEN - "file:///".len());
+        assert_eq!(
+            t.matches(&format!("file:///{path}")),
+            Some(BTreeMap::from([("path".to_owned(), path.clone())]))
+        );
+        assert_eq!(t.matches(&format!("file:///{path}a")), None);
+    }
+
     #[test]
     fn invalid_templates_are_refused() {
         assert!(UriTemplate::parse("x://{unclosed").is_err());
         assert!(UriTemplate::parse("x://{a b}").is_err());
+        // Found by fuzzing: iri-string panicked on these instead of refusing them.
+        for t in ["us/s%e\u{444}r:d}", "x://%\u{444}", "x://%", "x://%4"] {
+            assert!(UriTemplate::parse(t).is_err(), "{t}");
+        }
+        assert!(UriTemplate::parse("x://a%20b/{c}").is_ok());
         let t = UriTemplate::parse("x://{a}/{+b}{?c}").unwrap();
         assert_eq!(t.variables(), ["a", "b", "c"]);
     }
