@@ -121,3 +121,14 @@ fn floats_in_error_data_are_exact() {
         assert_eq!(e.data.and_then(|d| d.as_f64()), Some(f));
     }
 }
+
+/// Found by the `jsonrpc_message` fuzz target: a number too long for an f64 was read one ulp
+/// off, so decoding a message's own encoding changed it.
+#[test]
+fn decoding_an_encoding_changes_no_number() {
+    let frame = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"m",
+        "data":{"required":-36260666666666666666666666699999}}}"#;
+    let once = Message::decode(frame).to_json().unwrap();
+    let twice = Message::decode(once.as_bytes()).to_json().unwrap();
+    assert_eq!(once, twice);
+}
