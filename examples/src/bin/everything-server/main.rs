@@ -27,7 +27,9 @@
 //! default `mcp:read`). It serves the RFC 9728 protected resource metadata (without a token) at
 //! `/.well-known/oauth-protected-resource/mcp`, and adds a `whoami` tool answering with the
 //! caller's principal as JSON. Token expiry is checked without leeway (the authorization server
-//! runs on the same machine in the tests using it). Without the flag nothing changes.
+//! runs on the same machine in the tests using it). Each session belongs to the principal (token
+//! issuer and subject) that opened it: another principal naming it gets 404. Without the flag
+//! nothing changes.
 //!
 //! `--tasks` turns tasks on (`mcp_server::tasks`, run on tokio) and adds the task tools of
 //! `tasks.rs`: the fixture of the suite's `tasks-*` scenarios and the tools the TypeScript
@@ -196,20 +198,35 @@ async fn run() -> anyhow::Result<()> {
     }
 }
 
-/// The Streamable HTTP service (and legacy HTTP+SSE endpoints) running `server`.
-fn http_service(server: Server) -> StreamableHttpService {
-    StreamableHttpService::builder()
+/// The Streamable HTTP service (and legacy HTTP+SSE endpoints) running `server`; when
+/// `protected`, each session belongs to the token's principal (issuer and subject) that
+/// opened it, and answers no other.
+fn http_service(server: Server, protected: bool) -> StreamableHttpService {
+    let mut builder = StreamableHttpService::builder()
         .path("/mcp")
-        .legacy_sse("/sse", "/messages")
-        .build(move |transport, info| {
-            let server = server.clone();
-            async move {
-                tracing::debug!(session = ?info.session_id, kind = ?info.kind, "session opened");
-                if let Err(e) = server.serve(transport).await {
-                    tracing::warn!(session = ?info.session_id, "session failed: {e:#}");
-                }
+        .legacy_sse("/sse", "/messages");
+    if protected {
+        builder = builder.principal(|extensions| {
+            let principal = extensions.get::<mcp_auth::Principal>()?;
+            let who = principal
+                .subject
+                .as_deref()
+                .or(principal.client_id.as_deref())?;
+            Some(format!(
+                "{} {who}",
+                principal.issuer.as_deref().unwrap_or_default()
+            ))
+        });
+    }
+    builder.build(move |transport, info| {
+        let server = server.clone();
+        async move {
+            tracing::debug!(session = ?info.session_id, kind = ?info.kind, "session opened");
+            if let Err(e) = server.serve(transport).await {
+                tracing::warn!(session = ?info.session_id, "session failed: {e:#}");
             }
-        })
+        }
+    })
 }
 
 /// `addr`, with a bare port meaning 127.0.0.1.
@@ -222,7 +239,7 @@ fn socket_addr(addr: &str) -> String {
 
 /// Serves `server` over Streamable HTTP (and legacy HTTP+SSE) on `addr` until killed.
 async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
-    let service = http_service(server);
+    let service = http_service(server, false);
     // A bare port means 127.0.0.1.
     let http = match addr.parse::<u16>() {
         Ok(port) => service.bind_localhost(port).await,
@@ -256,15 +273,19 @@ async fn serve_protected(server: Server, addr: &str, auth: &Auth) -> anyhow::Res
     let validator = JwtValidator::builder(&auth.issuer, resource.resource())
         .leeway(Duration::ZERO)
         .build()?;
-    let app = http_service(server)
-        .router()
-        .layer(BearerAuthLayer::new(&resource, validator))
-        // The metadata stays reachable without a token.
-        .merge(resource.metadata_router());
+    // HttpServer, for its connection limit and read timeouts.
+    let http = http_service(server, true)
+        .listener(listener)
+        .map_router(|router| {
+            router
+                .layer(BearerAuthLayer::new(&resource, validator))
+                // The metadata stays reachable without a token.
+                .merge(resource.metadata_router())
+        });
     #[allow(clippy::print_stderr)]
     {
         eprintln!("listening on {url}");
     }
-    axum::serve(listener, app).await?;
+    http.run().await?;
     Ok(())
 }
