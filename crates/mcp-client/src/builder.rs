@@ -40,6 +40,9 @@ use crate::versions::{HANDSHAKE_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS};
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
+/// The default of [`ClientBuilder::max_list_pages`].
+const DEFAULT_MAX_LIST_PAGES: usize = 100;
+
 /// The default of [`ClientBuilder::probe_timeout`].
 const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -68,6 +71,7 @@ pub struct ClientBuilder {
     roots: Option<Vec<Root>>,
     tasks: bool,
     max_received_tasks: usize,
+    max_list_pages: usize,
     config: mcp_jsonrpc::Config,
     max_total_timeout: Option<Duration>,
     ping_interval: Option<Duration>,
@@ -122,6 +126,7 @@ impl ClientBuilder {
             roots: None,
             tasks: true,
             max_received_tasks: crate::received_tasks::DEFAULT_MAX_RECEIVED_TASKS,
+            max_list_pages: DEFAULT_MAX_LIST_PAGES,
             config: mcp_jsonrpc::Config::default(),
             max_total_timeout: None,
             ping_interval: None,
@@ -269,6 +274,18 @@ impl ClientBuilder {
     #[must_use]
     pub fn max_received_tasks(mut self, max: usize) -> Self {
         self.max_received_tasks = max.max(1);
+        self
+    }
+
+    /// How many pages a list stream ([`Client::list_tools_stream`] and the like) fetches
+    /// before it ends with [`Error::TooManyPages`] (default 100, at least 1), so that a
+    /// server handing out a new cursor with every page cannot make the client fetch (and
+    /// the caller collect) forever. A stream also ends with [`Error::Protocol`] when the
+    /// server hands out a cursor it gave before. One-page calls (`list_tools(cursor)`) are
+    /// not counted.
+    #[must_use]
+    pub fn max_list_pages(mut self, pages: usize) -> Self {
+        self.max_list_pages = pages.max(1);
         self
     }
 
@@ -435,6 +452,7 @@ impl ClientBuilder {
         let defaults = Defaults {
             max_total_timeout: self.max_total_timeout,
             request_timeout: config.default_timeout,
+            max_list_pages: self.max_list_pages,
         };
         let recording = Recording {
             inner: transport,

@@ -118,4 +118,6 @@ pub(crate) struct Defaults {
     /// The resettable timeout of every call (also how long a subscription waits for its
     /// acknowledgement).
     pub(crate) request_timeout: Option<Duration>,
+    /// How many pages a list stream fetches (see `ClientBuilder::max_list_pages`).
+    pub(crate) max_list_pages: usize,
 }

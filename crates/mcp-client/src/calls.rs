@@ -1,6 +1,7 @@
 //! The typed calls of each server feature (tools, resources, prompts, completion, logging,
 //! roots), and the streams that follow a list's pages to the end.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::sync::PoisonError;
 
@@ -77,6 +78,11 @@ impl Client {
     }
 
     /// Every tool, following `nextCursor` to the end (see [`list_tools`](Self::list_tools)).
+    ///
+    /// Ends with [`Error::TooManyPages`] after
+    /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) pages (default
+    /// 100) if the server still offers another, and with [`Error::Protocol`] if it hands out
+    /// a cursor twice.
     pub fn list_tools_stream(&self) -> impl Stream<Item = Result<Tool>> + Send + '_ {
         self.paginate(ListTools::METHOD, |client, cursor| {
             client.list_tools(cursor)
@@ -219,6 +225,11 @@ impl Client {
     }
 
     /// Every resource, following `nextCursor` to the end.
+    ///
+    /// Ends with [`Error::TooManyPages`] after
+    /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) pages (default
+    /// 100) if the server still offers another, and with [`Error::Protocol`] if it hands out
+    /// a cursor twice.
     pub fn list_resources_stream(&self) -> impl Stream<Item = Result<Resource>> + Send + '_ {
         self.paginate(ListResources::METHOD, |client, cursor| {
             client.list_resources(cursor)
@@ -240,6 +251,11 @@ impl Client {
     }
 
     /// Every resource template, following `nextCursor` to the end.
+    ///
+    /// Ends with [`Error::TooManyPages`] after
+    /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) pages (default
+    /// 100) if the server still offers another, and with [`Error::Protocol`] if it hands out
+    /// a cursor twice.
     pub fn list_resource_templates_stream(
         &self,
     ) -> impl Stream<Item = Result<ResourceTemplate>> + Send + '_ {
@@ -304,6 +320,11 @@ impl Client {
     }
 
     /// Every prompt, following `nextCursor` to the end.
+    ///
+    /// Ends with [`Error::TooManyPages`] after
+    /// [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) pages (default
+    /// 100) if the server still offers another, and with [`Error::Protocol`] if it hands out
+    /// a cursor twice.
     pub fn list_prompts_stream(&self) -> impl Stream<Item = Result<Prompt>> + Send + '_ {
         self.paginate(ListPrompts::METHOD, |client, cursor| {
             client.list_prompts(cursor)
@@ -408,6 +429,9 @@ impl Client {
 
     // ---- pagination -----------------------------------------------------------------------
 
+    /// The items of every page, following `nextCursor`: at most `max_list_pages` pages
+    /// (then [`Error::TooManyPages`]), never the same cursor twice ([`Error::Protocol`]), so
+    /// that a server cannot keep the stream going forever.
     fn paginate<'a, P, F, Fut>(
         &'a self,
         method: &'static str,
@@ -418,29 +442,53 @@ impl Client {
         F: Fn(&'a Client, Option<Cursor>) -> Fut + Copy + Send + 'a,
         Fut: Future<Output = Result<P>> + Send + 'a,
     {
+        /// Where the stream is: the next cursor, the cursors given so far (at most
+        /// `max_pages`) and the pages fetched.
+        struct Pager {
+            cursor: Option<Cursor>,
+            seen: HashSet<Cursor>,
+            pages: usize,
+        }
         enum State {
-            Fetch(Option<Cursor>),
+            Fetch(Pager),
             Fail(Error),
             Done,
         }
-        stream::unfold(State::Fetch(None), move |state| async move {
+        let max_pages = self.inner.defaults.max_list_pages;
+        let start = Pager {
+            cursor: None,
+            seen: HashSet::new(),
+            pages: 0,
+        };
+        stream::unfold(State::Fetch(start), move |state| async move {
             match state {
                 State::Done => None,
                 State::Fail(e) => Some((vec![Err(e)], State::Done)),
-                State::Fetch(cursor) => match fetch(self, cursor.clone()).await {
+                State::Fetch(mut pager) => match fetch(self, pager.cursor.take()).await {
                     Err(e) => Some((vec![Err(e)], State::Done)),
                     Ok(page) => {
+                        pager.pages += 1;
                         let (items, next) = page.into_parts();
                         let items = items.into_iter().map(Ok).collect();
                         let state = match next {
                             None => State::Done,
-                            Some(next) if cursor.as_ref() == Some(&next) => {
+                            Some(next) if pager.seen.contains(&next) => {
                                 State::Fail(Error::Protocol {
                                     method: method.to_owned(),
                                     message: format!("the server repeated the cursor {next:?}"),
                                 })
                             }
-                            Some(next) => State::Fetch(Some(next)),
+                            Some(_) if pager.pages >= max_pages => {
+                                State::Fail(Error::TooManyPages {
+                                    method: method.to_owned(),
+                                    pages: pager.pages,
+                                })
+                            }
+                            Some(next) => {
+                                pager.seen.insert(next.clone());
+                                pager.cursor = Some(next);
+                                State::Fetch(pager)
+                            }
                         };
                         Some((items, state))
                     }

@@ -131,6 +131,16 @@ pub enum Error {
         /// How many rounds were answered.
         rounds: u32,
     },
+    /// A list stream (say [`Client::list_tools_stream`](crate::Client::list_tools_stream))
+    /// fetched [`ClientBuilder::max_list_pages`](crate::ClientBuilder::max_list_pages) pages
+    /// and the server still offered another.
+    #[error("{method}: the server still had more after {pages} pages")]
+    TooManyPages {
+        /// The list method.
+        method: String,
+        /// How many pages were fetched.
+        pages: usize,
+    },
     /// Answering one of the server's input requests failed: the handler returned an error,
     /// or the client has no handler for it (it did not declare the capability).
     #[error("could not answer the server's {method} input request {key:?}")]

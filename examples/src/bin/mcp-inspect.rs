@@ -14,7 +14,8 @@
 //! era `--era` asks for (`auto`, the default: 2026-07-28 if the server speaks it, else the
 //! handshake revisions; `modern`; `legacy`), prints what was negotiated on stderr as
 //! `{"negotiated":{"protocolVersion":"2026-07-28","era":"stateless"}}`, performs one request
-//! and prints its result as JSON on stdout. List methods follow every page; `ping` is a
+//! and prints its result as JSON on stdout. List methods follow every page, up to
+//! `--max-pages` (default 100; past it, or on a cursor given twice, it fails); `ping` is a
 //! `server/discover` on 2026-07-28, which has no `ping`. On failure it exits with status 1
 //! (2 for usage errors) and prints the error as JSON on the last line of stderr:
 //! `{"error":{"code":-32602,"message":...,"data":...}}` for an error of the server,
@@ -34,7 +35,10 @@ use serde_json::{Value, json};
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "usage: mcp-inspect <method> [--params <json>] [--era auto|modern|legacy] \
-    (--url <url> | -- <command> [args...])";
+    [--max-pages <n>] (--url <url> | -- <command> [args...])";
+
+/// How many pages a list follows unless `--max-pages` says otherwise.
+const DEFAULT_MAX_PAGES: usize = 100;
 
 /// The methods `mcp-inspect` performs.
 const METHODS: &str = "tools/list tools/call resources/list resources/read \
@@ -51,6 +55,7 @@ struct Invocation {
     method: String,
     params: Value,
     era: EraChoice,
+    max_pages: usize,
     target: Target,
 }
 
@@ -60,6 +65,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Invocati
         bail!("unsupported method {method:?}; one of: {METHODS}");
     }
     let (mut params, mut target, mut era) = (json!({}), None, EraChoice::Auto);
+    let mut max_pages = DEFAULT_MAX_PAGES;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--params" => {
@@ -74,6 +80,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Invocati
                     other => bail!("--era takes auto, modern or legacy, not {other:?}"),
                 };
             }
+            "--max-pages" => {
+                let text = args.next().context("--max-pages needs a number")?;
+                max_pages = text.parse().ok().filter(|n| *n > 0).with_context(|| {
+                    format!("--max-pages takes a positive number, not {text:?}")
+                })?;
+            }
             "--url" => target = Some(Target::Url(args.next().context("--url needs a URL")?)),
             "--" => target = Some(Target::Command(args.by_ref().collect())),
             other => bail!("unexpected argument {other:?}; {USAGE}"),
@@ -85,6 +97,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Invocati
             method,
             params,
             era,
+            max_pages,
             target,
         }),
         None => bail!("no server given; {USAGE}"),
@@ -137,6 +150,7 @@ async fn inspect(transport: impl Transport, invocation: Invocation) -> anyhow::R
     let (client, connection) = Client::builder()
         .client_info(info)
         .era(invocation.era)
+        .max_list_pages(invocation.max_pages)
         .connect(transport)
         .await
         .context("connecting to the server")?;

@@ -6,6 +6,7 @@ mod init;
 mod modern;
 mod notifications;
 mod output_schema;
+mod pages;
 mod ping;
 mod received_tasks;
 mod server_requests;
