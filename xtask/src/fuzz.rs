@@ -2,7 +2,7 @@
 //!
 //! - Installs the pinned `cargo-fuzz` ([`CARGO_FUZZ_VERSION`]) with `cargo install --locked`
 //!   when the one on `PATH` is missing or another version; runs it on the nightly toolchain
-//!   (libFuzzer needs `-Z sanitizer`).
+//!   (libFuzzer needs `-Z sanitizer`), installed with rustup when missing.
 //! - Seeds each target's corpus, `fuzz/corpus/<target>/` (git-ignored), from the protocol's
 //!   example messages (`../shared/spec/*/examples/**/*.json`, turned into SSE bodies for the
 //!   `sse` target) and a few inputs written here; files already there are kept, so the corpus
@@ -95,6 +95,16 @@ fn cargo_fuzz() -> Command {
 }
 
 fn ensure_cargo_fuzz() -> Result<()> {
+    let nightly = Command::new("cargo")
+        .args(["+nightly", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !nightly {
+        crate::run(
+            "rustup",
+            &["toolchain", "install", "nightly", "--profile", "minimal"],
+        )?;
+    }
     let installed = cargo_fuzz()
         .arg("--version")
         .output()
