@@ -1,28 +1,29 @@
-//! [`Connection`]: the engine that drives one transport.
+//! [`Connection`]: the engine that drives one transport. This file holds the loop, the
+//! write side and the shutdown; `inbound.rs` what happens to each message read.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::{Future, poll_fn};
-use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
-use futures::{FutureExt, StreamExt};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use crate::config::Config;
 use crate::error::{BoxError, Error, ErrorObject, Result};
-use crate::handler::{Handler, NotificationContext, RequestContext};
-use crate::message::{Id, Message, Notification, Request, Response, too_large};
-use crate::peer::{Peer, Progress, Shared, read_progress_token};
+use crate::handler::Handler;
+use crate::message::{Id, Message, Notification, Request, Response};
+use crate::peer::{Peer, Shared};
 use crate::transport::Transport;
+
+mod inbound;
 
 /// How many rounds [`Driver::poll_step`] makes before yielding to the executor.
 const BUDGET: usize = 64;
@@ -73,15 +74,11 @@ impl<T: Transport, H: Handler> Connection<T, H> {
             outbound_rx: rx,
             limits: Limits {
                 max_concurrent: config.max_concurrent_requests.max(1),
-                backlog: config.request_backlog,
-                notifications: config.notification_queue,
+                backlog: config.request_backlog.max(1),
+                notifications: config.notification_queue.max(1),
                 outbound: config.outbound_queue.max(1),
-                replies: config
-                    .outbound_queue
-                    .max(1)
-                    .saturating_add(config.max_concurrent_requests)
-                    .saturating_mul(2),
                 max_size: config.max_message_size,
+                flush_timeout: config.flush_timeout,
             },
             write_queue: VecDeque::new(),
             sending: None,
@@ -89,6 +86,7 @@ impl<T: Transport, H: Handler> Connection<T, H> {
             running: HashMap::new(),
             backlog: VecDeque::new(),
             queued_responses: 0,
+            queued_replies: 0,
             notifications: VecDeque::new(),
             current_notification: None,
             batches: HashMap::new(),
@@ -102,7 +100,8 @@ impl<T: Transport, H: Handler> Connection<T, H> {
     ///
     /// On the way out, pending outgoing requests fail with [`Error::Closed`] and in-flight
     /// handlers are cancelled; on a graceful close, the messages already queued (responses,
-    /// notifications) are flushed and the transport closed.
+    /// notifications) are flushed, for at most [`Config::flush_timeout`] (a peer that stopped
+    /// reading does not keep the connection alive), and the transport closed.
     ///
     /// # Cancel safety
     ///
@@ -120,12 +119,13 @@ impl<T: Transport, H: Handler> Connection<T, H> {
 
 struct Limits {
     max_concurrent: usize,
+    /// Requests waiting for a slot; also the error replies waiting to be written (with
+    /// `outbound`): past either, reading pauses.
     backlog: usize,
     notifications: usize,
     outbound: usize,
-    /// The write queue length beyond which error replies are dropped.
-    replies: usize,
     max_size: usize,
+    flush_timeout: Duration,
 }
 
 #[derive(PartialEq, Eq)]
@@ -134,7 +134,10 @@ enum Kind {
     Peer,
     /// A handler's response, which holds its concurrency slot until sent.
     Response,
-    /// Anything the engine generated itself.
+    /// An error reply the engine made to something it read; counted, since reading pauses
+    /// while too many wait.
+    Reply,
+    /// Anything else the engine generated itself (cancellations, batch responses).
     Engine,
 }
 
@@ -184,7 +187,10 @@ struct Driver<H> {
     handlers: FuturesUnordered<BoxFuture<'static, HandlerDone>>,
     running: HashMap<Id, Running>,
     backlog: VecDeque<(Request, Option<u64>)>,
+    /// Handler responses in the write queue (they still hold their slots).
     queued_responses: usize,
+    /// [`Kind::Reply`] messages in the write queue.
+    queued_replies: usize,
     notifications: VecDeque<Notification>,
     current_notification: Option<BoxFuture<'static, ()>>,
     batches: HashMap<u64, Batch>,
@@ -204,8 +210,12 @@ impl<H: Handler> Driver<H> {
             if self.sending.is_none()
                 && let Some(out) = self.write_queue.pop_front()
             {
-                if out.kind == Kind::Response {
-                    self.queued_responses = self.queued_responses.saturating_sub(1);
+                match out.kind {
+                    Kind::Response => {
+                        self.queued_responses = self.queued_responses.saturating_sub(1);
+                    }
+                    Kind::Reply => self.queued_replies = self.queued_replies.saturating_sub(1),
+                    Kind::Peer | Kind::Engine => {}
                 }
                 let fut = transport.send(out.msg);
                 self.sending = Some(Box::pin(async move {
@@ -273,7 +283,11 @@ impl<H: Handler> Driver<H> {
             if self.sending.is_none() && !self.write_queue.is_empty() {
                 return Poll::Ready(Step::Send);
             }
-            if let Poll::Ready(r) = recv.as_mut().poll(cx) {
+            // Backpressure: not reading leaves the peer's messages in the transport (and its
+            // writes waiting) until there is room; see `reading_paused`.
+            if !self.reading_paused()
+                && let Poll::Ready(r) = recv.as_mut().poll(cx)
+            {
                 return Poll::Ready(Step::Recv(r));
             }
             if !progressed {
@@ -294,6 +308,34 @@ impl<H: Handler> Driver<H> {
         self.write_queue.push_back(Outgoing {
             msg,
             kind: Kind::Peer,
+        });
+    }
+
+    /// Whether the loop stops reading for now: a queue that what it reads would go into is
+    /// full (the request backlog, the notification queue), or too many error replies wait
+    /// for the peer to read them. Nothing read is ever refused or dropped for load.
+    ///
+    /// While a request of this side is pending, the queues do not pause reading: its
+    /// response may be behind the messages that fill them, and a handler waiting for it
+    /// would never free its slot (sampling in the middle of a tool call). Requests then past
+    /// the backlog are refused, and notifications past the queue dropped (see `inbound`).
+    /// Error replies always pause: they can neither be dropped nor grow without bound.
+    fn reading_paused(&self) -> bool {
+        if self.queued_replies >= self.limits.outbound {
+            return true;
+        }
+        let full = self.backlog.len() >= self.limits.backlog
+            || self.notifications.len() >= self.limits.notifications;
+        full && !self.shared.awaiting_responses()
+    }
+
+    /// Queues an error reply to something read. Never dropped: past
+    /// [`Config::outbound_queue`] of them, reading pauses until the peer reads them.
+    fn push_reply(&mut self, response: Response) {
+        self.queued_replies += 1;
+        self.write_queue.push_back(Outgoing {
+            msg: Message::Response(response),
+            kind: Kind::Reply,
         });
     }
 
@@ -326,319 +368,6 @@ impl<H: Handler> Driver<H> {
         any
     }
 
-    fn slots_in_use(&self) -> usize {
-        self.running.len() + self.queued_responses
-    }
-
-    fn start_backlog(&mut self) -> bool {
-        let mut any = false;
-        while self.slots_in_use() < self.limits.max_concurrent {
-            let Some((request, batch)) = self.backlog.pop_front() else {
-                break;
-            };
-            self.start_request(request, batch);
-            any = true;
-        }
-        any
-    }
-
-    fn start_request(&mut self, mut request: Request, batch: Option<u64>) {
-        let token = CancellationToken::new();
-        let id = request.id.clone();
-        let ctx = RequestContext {
-            id: id.clone(),
-            cancellation: token.clone(),
-            progress_token: read_progress_token(request.params.as_deref()),
-            peer: self.peer.clone(),
-            extensions: Arc::new(std::mem::take(&mut request.extensions)),
-        };
-        let span = tracing::debug_span!("request", id = %id, method = %request.method);
-        let handler = self.handler.clone();
-        let call = AssertUnwindSafe(async move { handler.handle_request(request, ctx).await })
-            .catch_unwind();
-        let done_id = id.clone();
-        let fut = token
-            .clone()
-            .run_until_cancelled_owned(call)
-            .map(move |output| HandlerDone {
-                id: done_id,
-                output,
-            })
-            .instrument(span);
-        self.running.insert(id, Running { token, batch });
-        self.handlers.push(Box::pin(fut));
-    }
-
-    fn on_handler_done(&mut self, done: HandlerDone) {
-        let Some(running) = self.running.remove(&done.id) else {
-            return;
-        };
-        let id = done.id;
-        // What the handler sent through its peer before returning (progress, logs) goes out
-        // before its response.
-        while let Ok(msg) = self.outbound_rx.try_recv() {
-            self.enqueue_from_peer(msg);
-        }
-        let response = match done.output {
-            None => None,
-            Some(_) if running.token.is_cancelled() => None,
-            Some(Ok(Ok(result))) => Some(Response::ok(id, result)),
-            Some(Ok(Err(error))) => Some(Response::error(Some(id), error)),
-            Some(Err(panic)) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .copied()
-                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                    .unwrap_or("a non-string payload");
-                tracing::error!(%id, panic = what, "request handler panicked");
-                Some(Response::error(
-                    Some(id),
-                    ErrorObject::internal_error("request handler panicked"),
-                ))
-            }
-        };
-        match running.batch {
-            Some(batch) => self.batch_item_done(batch, response),
-            None => {
-                if let Some(response) = response {
-                    self.queued_responses += 1;
-                    self.write_queue.push_back(Outgoing {
-                        msg: Message::Response(response),
-                        kind: Kind::Response,
-                    });
-                }
-            }
-        }
-    }
-
-    fn poll_notifications(&mut self, cx: &mut Context<'_>) -> bool {
-        let mut any = false;
-        loop {
-            if let Some(current) = self.current_notification.as_mut() {
-                match current.as_mut().poll(cx) {
-                    Poll::Ready(()) => {
-                        self.current_notification = None;
-                        any = true;
-                    }
-                    Poll::Pending => return any,
-                }
-            }
-            let Some(notification) = self.notifications.pop_front() else {
-                return any;
-            };
-            let handler = self.handler.clone();
-            let ctx = NotificationContext {
-                peer: self.peer.clone(),
-            };
-            let method = notification.method.clone();
-            let call = async move { handler.handle_notification(notification, ctx).await };
-            self.current_notification = Some(Box::pin(AssertUnwindSafe(call).catch_unwind().map(
-                move |r| {
-                    if r.is_err() {
-                        tracing::error!(%method, "notification handler panicked");
-                    }
-                },
-            )));
-            any = true;
-        }
-    }
-
-    /// Queues an error reply the engine generated; dropped if the peer is not reading.
-    fn push_reply(&mut self, response: Response) {
-        if self.write_queue.len() >= self.limits.replies {
-            tracing::warn!(error = %response.result.as_ref().err().map_or(String::new(), ToString::to_string),
-                "write queue full, dropping an error reply");
-            return;
-        }
-        self.write_queue.push_back(Outgoing {
-            msg: Message::Response(response),
-            kind: Kind::Engine,
-        });
-    }
-
-    fn dispatch(&mut self, msg: Message) {
-        match msg {
-            Message::Batch(items) => self.dispatch_batch(items),
-            msg => {
-                if let Some(reply) = self.dispatch_one(msg, None) {
-                    self.push_reply(reply);
-                }
-            }
-        }
-    }
-
-    fn dispatch_batch(&mut self, items: Vec<Message>) {
-        if !self.shared.batching() {
-            self.push_reply(Response::error(
-                None,
-                ErrorObject::invalid_request("batches are not supported"),
-            ));
-            return;
-        }
-        let size = items.iter().map(Message::size_hint).sum::<usize>();
-        if size > self.limits.max_size {
-            self.push_reply(Response::error(None, too_large(size, self.limits.max_size)));
-            return;
-        }
-        let key = self.next_batch;
-        self.next_batch += 1;
-        self.batches.insert(key, Batch::default());
-        for item in items {
-            if let Some(reply) = self.dispatch_one(item, Some(key))
-                && let Some(batch) = self.batches.get_mut(&key)
-            {
-                batch.responses.push(Message::Response(reply));
-            }
-        }
-        self.finish_batch_if_done(key);
-    }
-
-    fn batch_item_done(&mut self, key: u64, response: Option<Response>) {
-        if let Some(batch) = self.batches.get_mut(&key) {
-            batch.waiting = batch.waiting.saturating_sub(1);
-            if let Some(response) = response {
-                batch.responses.push(Message::Response(response));
-            }
-        }
-        self.finish_batch_if_done(key);
-    }
-
-    fn finish_batch_if_done(&mut self, key: u64) {
-        if self.batches.get(&key).is_some_and(|b| b.waiting == 0)
-            && let Some(batch) = self.batches.remove(&key)
-            && !batch.responses.is_empty()
-        {
-            self.write_queue.push_back(Outgoing {
-                msg: Message::Batch(batch.responses),
-                kind: Kind::Engine,
-            });
-        }
-    }
-
-    /// Handles one message; returns the error reply to send, if any.
-    fn dispatch_one(&mut self, msg: Message, batch: Option<u64>) -> Option<Response> {
-        let size = msg.size_hint();
-        let limit = self.limits.max_size;
-        match msg {
-            Message::Request(request) => {
-                if size > limit {
-                    return Some(Response::error(Some(request.id), too_large(size, limit)));
-                }
-                if self.running.contains_key(&request.id)
-                    || self.backlog.iter().any(|(r, _)| r.id == request.id)
-                {
-                    return Some(Response::error(
-                        Some(request.id),
-                        ErrorObject::invalid_request("duplicate request id"),
-                    ));
-                }
-                if self.slots_in_use() >= self.limits.max_concurrent
-                    && self.backlog.len() >= self.limits.backlog
-                {
-                    tracing::warn!(id = %request.id, "too many requests, refusing one");
-                    return Some(Response::error(
-                        Some(request.id),
-                        ErrorObject::internal_error("too many concurrent requests"),
-                    ));
-                }
-                if let Some(b) = batch.and_then(|key| self.batches.get_mut(&key)) {
-                    b.waiting += 1;
-                }
-                if self.slots_in_use() < self.limits.max_concurrent {
-                    self.start_request(request, batch);
-                } else {
-                    self.backlog.push_back((request, batch));
-                }
-                None
-            }
-            Message::Notification(notification) => {
-                if size > limit {
-                    tracing::warn!(method = %notification.method, size, limit,
-                        "dropping an oversized notification");
-                } else {
-                    self.on_notification(notification);
-                }
-                None
-            }
-            Message::Response(response) => {
-                self.on_response(response, (size > limit).then_some(size));
-                None
-            }
-            Message::Invalid(invalid) => {
-                tracing::debug!(error = %invalid.error, "invalid message");
-                Some(Response::error(invalid.id, invalid.error))
-            }
-            Message::Batch(_) => Some(Response::error(
-                None,
-                ErrorObject::invalid_request("nested batch"),
-            )),
-        }
-    }
-
-    fn on_notification(&mut self, notification: Notification) {
-        let protocol = &self.shared.protocol;
-        if notification.method == protocol.cancelled_method {
-            self.on_cancel(&notification);
-            return;
-        }
-        if notification.method == protocol.progress_method
-            && let Ok(progress) = notification.params::<Progress>()
-            && self.shared.route_progress(progress)
-        {
-            return;
-        }
-        if self.notifications.len() >= self.limits.notifications {
-            tracing::warn!(method = %notification.method, "notification queue full, dropping a notification");
-            return;
-        }
-        self.notifications.push_back(notification);
-    }
-
-    fn on_cancel(&mut self, notification: &Notification) {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Cancelled {
-            request_id: Id,
-            #[serde(default)]
-            reason: Option<String>,
-        }
-        let cancelled = match notification.params::<Cancelled>() {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::debug!(error = %e, "ignoring a malformed cancellation");
-                return;
-            }
-        };
-        let id = cancelled.request_id;
-        tracing::debug!(%id, reason = cancelled.reason.as_deref(), "peer cancelled a request");
-        if let Some(running) = self.running.get(&id) {
-            running.token.cancel();
-        } else if let Some(i) = self.backlog.iter().position(|(r, _)| r.id == id)
-            && let Some((_, Some(batch))) = self.backlog.remove(i)
-        {
-            self.batch_item_done(batch, None);
-        }
-    }
-
-    fn on_response(&mut self, response: Response, too_big: Option<usize>) {
-        let Some(id) = response.id else {
-            if let Err(error) = &response.result {
-                tracing::warn!(%error, "peer reported an error without a request id");
-            }
-            return;
-        };
-        let reply = match too_big {
-            Some(size) => Err(Error::MessageTooLarge {
-                size,
-                limit: self.limits.max_size,
-            }),
-            None => response.result.map_err(Error::Rpc),
-        };
-        if !self.shared.complete(&id, reply) {
-            tracing::debug!(%id, "dropping a response to an unknown or cancelled request");
-        }
-    }
-
     async fn shutdown<T: Transport>(&mut self, transport: &mut T, end: End) -> Result<()> {
         let (reason, result) = match end {
             End::Local => ("closed by the local side".to_owned(), Ok(())),
@@ -667,15 +396,34 @@ impl<H: Handler> Driver<H> {
         }
         self.outbound_rx.close();
         if result.is_ok() {
-            let mut ok = match self.sending.take() {
-                Some(sending) => sending.await.is_ok(),
-                None => true,
-            };
-            while ok && let Some(out) = self.write_queue.pop_front() {
-                if let Message::Request(_) = out.msg {
-                    continue;
+            let sending = self.sending.take();
+            let queue = std::mem::take(&mut self.write_queue);
+            let queued = queue.len();
+            let writer = &mut *transport;
+            let flush = async move {
+                let mut ok = match sending {
+                    Some(sending) => sending.await.is_ok(),
+                    None => true,
+                };
+                for out in queue {
+                    if !ok {
+                        break;
+                    }
+                    if let Message::Request(_) = out.msg {
+                        continue;
+                    }
+                    ok = writer.send(out.msg).await.is_ok();
                 }
-                ok = transport.send(out.msg).await.is_ok();
+            };
+            if tokio::time::timeout(self.limits.flush_timeout, flush)
+                .await
+                .is_err()
+            {
+                tracing::warn!(
+                    queued,
+                    timeout = ?self.limits.flush_timeout,
+                    "the peer is not reading; closing without writing the rest"
+                );
             }
         }
         self.write_queue.clear();

@@ -37,6 +37,10 @@ pub enum Error {
     /// of a request still pending; it was not sent.
     #[error("request id {0} is already in use")]
     DuplicateId(crate::Id),
+    /// The peer's response to the request could not be read (say, a malformed error
+    /// object); the error says what was wrong with it.
+    #[error("invalid response from the peer: {0}")]
+    InvalidResponse(ErrorObject),
     /// A message exceeded the configured maximum size.
     #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
     MessageTooLarge {

@@ -4,8 +4,6 @@
 //! message costs one pass over the envelope and no tree building.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::sync::Arc;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::ser::{SerializeMap, SerializeSeq};
@@ -15,69 +13,10 @@ use serde_json::value::RawValue;
 use crate::error::ErrorObject;
 use crate::extensions::Extensions;
 
-/// A request id: a string or an integer (never null on a request).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Id {
-    /// An integer id.
-    Number(i64),
-    /// A string id.
-    String(Arc<str>),
-}
+mod id;
+mod sniff;
 
-/// A progress token: like a request id, a string or an integer.
-pub type ProgressToken = Id;
-
-impl fmt::Display for Id {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Id::Number(n) => fmt::Display::fmt(n, f),
-            Id::String(s) => fmt::Debug::fmt(s, f),
-        }
-    }
-}
-
-impl From<i64> for Id {
-    fn from(n: i64) -> Self {
-        Id::Number(n)
-    }
-}
-
-impl From<&str> for Id {
-    fn from(s: &str) -> Self {
-        Id::String(s.into())
-    }
-}
-
-impl From<String> for Id {
-    fn from(s: String) -> Self {
-        Id::String(s.into())
-    }
-}
-
-impl Serialize for Id {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Id::Number(n) => s.serialize_i64(*n),
-            Id::String(v) => s.serialize_str(v),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Id {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Repr<'a> {
-            Int(i64),
-            #[serde(borrow)]
-            Str(Cow<'a, str>),
-        }
-        Ok(match Repr::deserialize(d)? {
-            Repr::Int(n) => Id::Number(n),
-            Repr::Str(s) => Id::String(s.as_ref().into()),
-        })
-    }
-}
+pub use id::{Id, ProgressToken};
 
 /// A request: a call that expects a response.
 ///
@@ -196,14 +135,45 @@ impl Response {
 
 /// An inbound frame that is not a valid JSON-RPC message.
 ///
-/// Transports produce it (through [`Message::decode`]) so that the connection can answer the
-/// peer with [`error`](Self::error) and carry on. It cannot be serialized.
+/// Transports produce it (through [`Message::decode`], [`Message::decode_limited`] or
+/// [`Message::oversized`]) so that the connection can deal with it and carry on: a frame
+/// meant as a request or a notification is answered with [`error`](Self::error); a frame
+/// meant as a response ([`is_response`](Self::is_response)) is never answered (JSON-RPC
+/// does not answer responses) but fails the pending request it names. It cannot be
+/// serialized.
 #[derive(Debug, Clone)]
 pub struct InvalidMessage {
     /// The id, if one could be read from the frame.
     pub id: Option<Id>,
     /// The error to answer with (-32700 for invalid JSON, -32600 for a bad envelope).
     pub error: ErrorObject,
+    response: bool,
+    /// `(size, limit)` when the frame was refused for its size.
+    too_large: Option<(usize, usize)>,
+}
+
+impl InvalidMessage {
+    /// An invalid request or notification, answered with `error` (and `id`, if known).
+    pub fn new(id: Option<Id>, error: ErrorObject) -> Self {
+        InvalidMessage {
+            id,
+            error,
+            response: false,
+            too_large: None,
+        }
+    }
+
+    /// Whether the frame was meant as a response (it has a `result` or an `error` member and
+    /// no `method`): the connection fails the request with this [`id`](Self::id) instead of
+    /// answering the peer.
+    pub fn is_response(&self) -> bool {
+        self.response
+    }
+
+    /// `(size, limit)` in bytes, when the frame was refused for its size.
+    pub(crate) fn too_large(&self) -> Option<(usize, usize)> {
+        self.too_large
+    }
 }
 
 /// One JSON-RPC 2.0 message, as moved by a [`Transport`](crate::Transport).
@@ -287,12 +257,32 @@ impl Message {
     }
 
     /// Like [`decode`](Self::decode), but a frame longer than `limit` bytes decodes to a -32600
-    /// [`Message::Invalid`] (carrying the id if one can be read) without being materialized.
+    /// [`Message::Invalid`] (carrying the id if one can be read, and telling a response from
+    /// a request) without being materialized.
     pub fn decode_limited(bytes: &[u8], limit: usize) -> Message {
         if bytes.len() > limit {
-            return invalid(read_id(bytes), too_large(bytes.len(), limit));
+            return Message::oversized(bytes, bytes.len(), limit);
         }
         Message::decode(bytes)
+    }
+
+    /// The message standing for a frame of `size` bytes that a transport skipped because it
+    /// exceeds `limit`, of which it kept the first bytes, `head` (a kilobyte is plenty): a
+    /// -32600 [`Message::Invalid`] carrying the frame's id when `head` shows it whole.
+    ///
+    /// When `head` shows a `result` or `error` member (and no `method`), the frame was a
+    /// response: the connection then fails the request it answers at once with
+    /// [`Error::MessageTooLarge`](crate::Error::MessageTooLarge) rather than answering the
+    /// peer. Members are read in order, so the id must come before the result (as every
+    /// common serializer writes it); otherwise the request waits for its timeout.
+    pub fn oversized(head: &[u8], size: usize, limit: usize) -> Message {
+        let prefix = sniff::prefix(head);
+        Message::Invalid(InvalidMessage {
+            id: prefix.id,
+            error: too_large(size, limit),
+            response: prefix.response,
+            too_large: Some((size, limit)),
+        })
     }
 
     /// Serializes the message to a JSON string (once; raw params are copied verbatim).
@@ -338,7 +328,7 @@ fn read_id(bytes: &[u8]) -> Option<Id> {
     serde_json::from_slice::<IdOnly<'_>>(bytes)
         .ok()
         .and_then(|v| v.id)
-        .and_then(|raw| serde_json::from_str::<Id>(raw.get()).ok())
+        .and_then(|raw| Id::from_json(raw.get()))
 }
 
 fn raw_len(raw: Option<&RawValue>) -> usize {
@@ -346,7 +336,15 @@ fn raw_len(raw: Option<&RawValue>) -> usize {
 }
 
 fn invalid(id: Option<Id>, error: ErrorObject) -> Message {
-    Message::Invalid(InvalidMessage { id, error })
+    Message::Invalid(InvalidMessage::new(id, error))
+}
+
+/// An invalid frame that was meant as a response (it has `result` or `error`, no `method`).
+fn invalid_response(id: Option<Id>, error: ErrorObject) -> Message {
+    Message::Invalid(InvalidMessage {
+        response: true,
+        ..InvalidMessage::new(id, error)
+    })
 }
 
 /// Turns a serde error on `bytes` into -32700 (not JSON) or -32600 (JSON, wrong shape).
@@ -397,9 +395,9 @@ fn decode_object(bytes: &[u8]) -> Message {
     let id: Option<Option<Id>> = match env.id {
         None => None,
         Some(raw) if raw.get() == "null" => Some(None),
-        Some(raw) => match serde_json::from_str::<Id>(raw.get()) {
-            Ok(id) => Some(Some(id)),
-            Err(_) => {
+        Some(raw) => match Id::from_json(raw.get()) {
+            Some(id) => Some(Some(id)),
+            None => {
                 return invalid(
                     None,
                     ErrorObject::invalid_request("id must be a string or an integer"),
@@ -409,10 +407,12 @@ fn decode_object(bytes: &[u8]) -> Message {
     };
     let readable_id = id.clone().flatten();
     if env.jsonrpc.as_deref() != Some("2.0") {
-        return invalid(
-            readable_id,
-            ErrorObject::invalid_request("jsonrpc must be \"2.0\""),
-        );
+        let error = ErrorObject::invalid_request("jsonrpc must be \"2.0\"");
+        return if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
+            invalid_response(readable_id, error)
+        } else {
+            invalid(readable_id, error)
+        };
     }
     if let Some(method) = env.method {
         let params = match env.params {
@@ -441,13 +441,17 @@ fn decode_object(bytes: &[u8]) -> Message {
     match (env.result, env.error) {
         (Some(result), None) => match id {
             Some(id) => Message::Response(Response::ok(id, result.to_owned())),
-            None => invalid(None, ErrorObject::invalid_request("result with a null id")),
+            None => invalid_response(None, ErrorObject::invalid_request("result with a null id")),
         },
         (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
             Ok(error) => Message::Response(Response::error(id, error)),
-            Err(_) => invalid(id, ErrorObject::invalid_request("malformed error object")),
+            Err(_) => invalid_response(id, ErrorObject::invalid_request("malformed error object")),
         },
-        _ => invalid(
+        (None, None) => invalid(
+            id,
+            ErrorObject::invalid_request("a response needs exactly one of result and error"),
+        ),
+        (Some(_), Some(_)) => invalid_response(
             id,
             ErrorObject::invalid_request("a response needs exactly one of result and error"),
         ),

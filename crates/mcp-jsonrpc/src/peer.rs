@@ -208,6 +208,11 @@ impl Shared {
         self.lock().pending.contains_key(id)
     }
 
+    /// Whether a request of this side awaits its response.
+    pub(crate) fn awaiting_responses(&self) -> bool {
+        !self.lock().pending.is_empty()
+    }
+
     pub(crate) fn take_cancels(&self) -> Vec<(Id, &'static str)> {
         let mut st = self.lock();
         if st.cancels.is_empty() {

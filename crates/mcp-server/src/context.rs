@@ -203,6 +203,10 @@ impl Context {
         self.inner.progress_token.as_ref().map(|t| match t {
             mcp_jsonrpc::Id::Number(n) => ProgressToken::Number(*n),
             mcp_jsonrpc::Id::String(s) => ProgressToken::String(s.to_string()),
+            // mcp-types has no integer above i64::MAX (nor -0): the digits, as a string.
+            // Progress itself goes out with the token as the client sent it.
+            mcp_jsonrpc::Id::NegativeZero => ProgressToken::Number(0),
+            mcp_jsonrpc::Id::Unsigned(n) => ProgressToken::String(n.to_string()),
         })
     }
 

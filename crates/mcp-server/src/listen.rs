@@ -77,6 +77,9 @@ fn request_id(id: &Id) -> RequestId {
     match id {
         Id::Number(n) => RequestId::Number(*n),
         Id::String(s) => RequestId::String(s.to_string()),
+        // mcp-types has no integer above i64::MAX (nor -0): the digits, as a string.
+        Id::NegativeZero => RequestId::Number(0),
+        Id::Unsigned(n) => RequestId::String(n.to_string()),
     }
 }
 

@@ -9,10 +9,15 @@ fn check(input: &str, expected: Expect) {
 
 fn show(msg: Message) -> String {
     match msg {
-        Message::Invalid(InvalidMessage { id, error }) => format!(
-            "invalid id={} {}",
-            id.map_or("null".to_owned(), |id| id.to_string()),
-            error
+        Message::Invalid(invalid) => format!(
+            "invalid{} id={} {}",
+            if invalid.is_response() {
+                " response"
+            } else {
+                ""
+            },
+            invalid.id.map_or("null".to_owned(), |id| id.to_string()),
+            invalid.error
         ),
         Message::Batch(items) => {
             let parts: Vec<String> = items.into_iter().map(show).collect();
@@ -196,4 +201,72 @@ fn escaped_strings_decode() {
         r#"{"jsonrpc":"2\u002e0","id":"a\"b","method":"m\u00e9"}"#,
         expect![[r#"{"jsonrpc":"2.0","id":"a\"b","method":"mé"}"#]],
     );
+}
+
+#[test]
+fn invalid_responses_are_told_apart() {
+    check(
+        r#"{"jsonrpc":"2.0","id":3,"error":"oops"}"#,
+        expect!["invalid response id=3 malformed error object (-32600)"],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1,"message":"x"}}"#,
+        expect!["invalid response id=3 a response needs exactly one of result and error (-32600)"],
+    );
+    check(
+        r#"{"jsonrpc":"1.0","id":3,"result":1}"#,
+        expect![[r#"invalid response id=3 jsonrpc must be "2.0" (-32600)"#]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":null,"result":1}"#,
+        expect!["invalid response id=null result with a null id (-32600)"],
+    );
+    // Without `result` or `error` it may be a request that lost its method: answered.
+    check(
+        r#"{"jsonrpc":"1.0","id":3,"method":"m"}"#,
+        expect![[r#"invalid id=3 jsonrpc must be "2.0" (-32600)"#]],
+    );
+}
+
+#[test]
+fn integer_ids_outside_i64_and_minus_zero_go_back_as_they_came() {
+    check(
+        r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+        expect![[r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#,
+        expect![[r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#]],
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}"#,
+        expect![[r#"{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}"#]],
+    );
+    let Message::Request(r) = Message::decode(br#"{"jsonrpc":"2.0","id":-0,"method":"m"}"#) else {
+        panic!("not a request");
+    };
+    let reply = Message::Response(Response::ok(
+        r.id,
+        RawValue::from_string("{}".into()).unwrap(),
+    ));
+    expect![[r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#]].assert_eq(&reply.to_json().unwrap());
+    check(
+        r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"m"}"#,
+        expect!["invalid id=null id must be a string or an integer (-32600)"],
+    );
+}
+
+#[test]
+fn an_oversized_frame_keeps_its_id_and_kind() {
+    let head = br#"{"jsonrpc":"2.0","id":9,"result":{"text":"aaaa"#;
+    expect!["invalid response id=9 message of 5000 bytes exceeds the limit of 100 bytes (-32600)"]
+        .assert_eq(&show(Message::oversized(head, 5000, 100)));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":"r","result":"{}"}}"#,
+        "a".repeat(100)
+    );
+    expect![[
+        r#"invalid response id="r" message of 138 bytes exceeds the limit of 64 bytes (-32600)"#
+    ]]
+    .assert_eq(&show(Message::decode_limited(big.as_bytes(), 64)));
 }

@@ -71,19 +71,3 @@ async fn concurrency_is_capped_and_the_backlog_is_served_later() {
     assert_eq!(ids, (0..10).collect::<Vec<_>>());
     assert_eq!(p.max_running.load(Ordering::SeqCst), 3);
 }
-
-#[tokio::test(start_paused = true)]
-async fn requests_beyond_the_backlog_are_refused() {
-    let (p, mut events) = probe();
-    let mut config = Config::default();
-    config.max_concurrent_requests = 1;
-    config.request_backlog = 1;
-    let (_peer, mut remote, _run) = start(TestHandler(p), config);
-    for i in 0..3 {
-        let req = json!({"jsonrpc":"2.0","id":i,"method":"block","params":{}});
-        send_text(&mut remote, &req.to_string()).await;
-    }
-    assert_eq!(events.next().await, "started 0");
-    expect![[r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"too many concurrent requests"}}"#]]
-        .assert_eq(&recv_text(&mut remote).await);
-}

@@ -1,5 +1,6 @@
 //! Integration tests of `mcp-jsonrpc`, over the in-memory transport pair.
 
+mod backpressure;
 mod bad_input;
 mod batch;
 mod cancel;
