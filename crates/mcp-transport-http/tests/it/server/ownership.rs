@@ -246,6 +246,37 @@ async fn a_session_answers_only_the_principal_that_opened_it() {
 }
 
 #[tokio::test]
+async fn a_legacy_session_takes_posts_only_from_the_principal_that_opened_it() {
+    let builder = StreamableHttpService::builder()
+        .legacy_sse("/sse", "/messages")
+        .principal(|ext| ext.get::<User>().map(|u| u.0.clone()));
+    let server = start_mapped(builder, with_users).await;
+    let res = server
+        .client
+        .get(format!("{}/sse", server.base))
+        .header("accept", "text/event-stream")
+        .header("x-user", "alice")
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(res);
+    let endpoint = sse.next().await.unwrap();
+    let post_url = format!("{}{}", server.base, endpoint.data);
+    let post = |user: &str| {
+        server
+            .client
+            .post(&post_url)
+            .header("content-type", "application/json")
+            .header("x-user", user)
+            .body(request(1, "echo", json!({})).to_string())
+            .send()
+    };
+    assert_eq!(post("mallory").await.unwrap().status(), 404);
+    assert_eq!(post("alice").await.unwrap().status(), 202);
+    assert_eq!(sse.next().await.unwrap().json()["id"], 1);
+}
+
+#[tokio::test]
 async fn resuming_past_events_the_store_dropped_is_410_not_a_silent_end() {
     let store = Arc::new(InMemoryEventStore::new(3, 1 << 20));
     let builder = StreamableHttpService::builder().event_store(Some(store.clone()));
