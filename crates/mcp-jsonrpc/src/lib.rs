@@ -80,15 +80,22 @@
 //!   while batching is off gets one -32600 error with a null id.
 //! - **Concurrency**: inbound requests run concurrently inside the [`Connection::run`]
 //!   future, up to [`Config::max_concurrent_requests`]; a handler holds its slot until its
-//!   response is handed to the transport. Further requests wait in a bounded backlog, beyond
-//!   which they are refused with -32603. Notifications are handled one at a time, in order.
-//! - **No deadlock**: the run loop never stops reading. Responses are routed while handlers
-//!   wait, so a handler can call the other side through [`RequestContext::peer`] (sampling or
-//!   elicitation in the middle of a tool call) whatever the limits. [`Transport::send`]
-//!   returns a future that does not borrow the transport, so a write blocked on a full pipe
-//!   does not stop reads. Every queue is bounded: handles wait for room in the outbound
-//!   queue; error replies the peer does not read, and notifications beyond
-//!   [`Config::notification_queue`], are dropped with a warning.
+//!   response is handed to the transport. Further requests wait in a bounded backlog.
+//!   Notifications are handled one at a time, in order.
+//! - **Backpressure, never loss**: when the backlog ([`Config::request_backlog`]) or the
+//!   notification queue ([`Config::notification_queue`]) is full, or
+//!   [`Config::outbound_queue`] error replies wait for the peer to read them, the
+//!   connection stops reading until there is room; the peer's writes then wait. Nothing is
+//!   refused or dropped for load, and a reply is never dropped. See [`Config`] for the one
+//!   exception, which keeps a connection from deadlocking on itself.
+//! - **No deadlock**: while a request of this side awaits its response, full queues do not
+//!   stop reading, so a handler can call the other side through [`RequestContext::peer`]
+//!   (sampling or elicitation in the middle of a tool call) whatever the limits; requests
+//!   past the backlog are then refused with -32603. [`Transport::send`] returns a future
+//!   that does not borrow the transport, so a write blocked on a full pipe does not stop
+//!   reads. Every queue is bounded: handles wait for room in the outbound queue. On the way
+//!   out, writing what is queued takes at most [`Config::flush_timeout`], so a peer that
+//!   stopped reading cannot keep a closing connection alive.
 //! - **Cancellation**: dropping a [`Peer::request`] future sends the cancellation
 //!   notification (if the request went out) and a late response is dropped; an inbound
 //!   cancellation drops the handler future, fires [`RequestContext::cancellation`], and no
@@ -104,8 +111,12 @@
 //! - **Size limit**: inbound messages larger than [`Config::max_message_size`] (as measured
 //!   by [`Message::size_hint`]) are refused: a request with -32600 and its id, a batch with
 //!   -32600 and a null id; an oversized notification is dropped, an oversized response fails
-//!   its request with [`Error::MessageTooLarge`]. Byte-level transports should also bound
-//!   their frames before parsing them, with [`Message::decode_limited`].
+//!   its request at once with [`Error::MessageTooLarge`]. Byte-level transports should also
+//!   bound their frames before parsing them, with [`Message::decode_limited`], or
+//!   [`Message::oversized`] for a frame they skipped (it reads the id from the frame's first
+//!   bytes, so a response too large to keep still fails its request at once).
+//! - **Invalid responses**: a frame meant as a response that cannot be read fails the
+//!   request it names with [`Error::InvalidResponse`], and is never answered.
 //! - **Extensions**: a transport may attach per-message data (HTTP headers, a handle on the
 //!   HTTP stream, an authenticated principal) to an inbound [`Request`] or [`Notification`]
 //!   as [`Extensions`], a type map; the handler reads a request's through

@@ -19,7 +19,7 @@ use tokio::sync::{Mutex, mpsc, watch};
 use tokio::time::{Instant, Sleep, sleep, sleep_until};
 
 use crate::error::{Error, Result};
-use crate::lines::{Frame, LineReader, oversized};
+use crate::lines::{Frame, LineReader};
 use crate::stdio::{DEFAULT_MAX_LINE_SIZE, SharedWriter, encode, write_line};
 
 /// The default of [`ChildProcessBuilder::close_timeout`] and
@@ -246,7 +246,8 @@ impl ChildProcessBuilder {
     }
 
     /// Sets the longest line accepted from the server's stdout, in bytes (default
-    /// [`DEFAULT_MAX_LINE_SIZE`]).
+    /// [`DEFAULT_MAX_LINE_SIZE`]). A longer line is skipped without being buffered; if it is
+    /// a response, the request it answers fails at once with `MessageTooLarge`.
     #[must_use]
     pub fn max_line_size(mut self, max: usize) -> Self {
         self.max_line_size = max.max(1);
@@ -618,7 +619,7 @@ impl Transport for ChildProcessTransport {
                     Ok(Some(Frame::Oversized { size, head })) => {
                         tracing::warn!(size, limit = self.max_line_size,
                             "the server wrote an oversized line, skipped it");
-                        return Ok(Some(oversized(size, &head, self.max_line_size)));
+                        return Ok(Some(Message::oversized(&head, size, self.max_line_size)));
                     }
                     Ok(None) => {
                         self.stdout = None;

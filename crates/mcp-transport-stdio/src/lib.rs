@@ -89,8 +89,11 @@
 //!   JSON-RPC reaches the connection as [`Message::Invalid`](mcp_jsonrpc::Message::Invalid),
 //!   which answers it (-32700, or -32600) and carries on.
 //! - **Bounded memory**: a line longer than the maximum ([`DEFAULT_MAX_LINE_SIZE`] unless set)
-//!   is skipped up to its newline without being buffered, and answered with -32600 (with the
-//!   request id if it shows in the line's first kilobyte, else `null`).
+//!   is skipped up to its newline without being buffered, and handed to the connection as
+//!   [`Message::oversized`](mcp_jsonrpc::Message::oversized) from its first kilobyte: a
+//!   request is answered with -32600 (with its id if it shows there, else `null`); a
+//!   response fails the request it answers at once with `MessageTooLarge` (when its id
+//!   comes before its result, as every common serializer writes it).
 //! - **No hidden tasks**: nothing is spawned. The child's stderr is read inside
 //!   [`recv`](mcp_jsonrpc::Transport::recv) (and [`close`](mcp_jsonrpc::Transport::close)),
 //!   which the connection always polls, alongside stdout and the child's exit.

@@ -3,9 +3,6 @@
 use std::io;
 use std::ops::Range;
 
-use mcp_jsonrpc::{ErrorObject, Id, InvalidMessage, Message};
-use serde::de::{IgnoredAny, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// The smallest read the reader asks for.
@@ -214,55 +211,6 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn capacity(&self) -> usize {
         self.buf.capacity()
     }
-}
-
-/// The message standing for an oversized line: a -32600 invalid request carrying the id if
-/// the line's head reveals it.
-pub(crate) fn oversized(size: usize, head: &[u8], limit: usize) -> Message {
-    Message::Invalid(InvalidMessage {
-        id: sniff_id(head),
-        error: ErrorObject::invalid_request(format!(
-            "message of {size} bytes exceeds the limit of {limit} bytes"
-        )),
-    })
-}
-
-/// Reads the `id` of a JSON object from the first bytes of it, if the id comes complete
-/// before the cut (members before it are skipped; a number must be followed by something).
-pub(crate) fn sniff_id(head: &[u8]) -> Option<Id> {
-    struct Find<'a, 'de>(&'a mut Option<&'de RawValue>);
-
-    impl<'de> Visitor<'de> for Find<'_, 'de> {
-        type Value = ();
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                if key == "id" {
-                    *self.0 = Some(map.next_value::<&'de RawValue>()?);
-                    return Ok(());
-                }
-                map.next_value::<IgnoredAny>()?;
-            }
-            Ok(())
-        }
-    }
-
-    let mut raw = None;
-    let mut de = serde_json::Deserializer::from_slice(head);
-    // The object is cut short, so this fails after the visitor has seen what it could.
-    let _ = serde::Deserializer::deserialize_map(&mut de, Find(&mut raw));
-    let raw = raw?;
-    let text = raw.get();
-    let end = (text.as_ptr() as usize - head.as_ptr() as usize) + text.len();
-    if end >= head.len() {
-        // Possibly a number cut in the middle.
-        return None;
-    }
-    serde_json::from_str::<Id>(text).ok()
 }
 
 #[cfg(test)]

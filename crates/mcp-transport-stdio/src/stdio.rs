@@ -18,7 +18,7 @@ use tokio::net::unix::pipe;
 use tokio::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::lines::{Frame, LineReader, oversized};
+use crate::lines::{Frame, LineReader};
 
 /// The default for [`StdioTransport::with_max_line_size`] and
 /// [`ChildProcessBuilder::max_line_size`](crate::ChildProcessBuilder::max_line_size): 16 MiB.
@@ -45,7 +45,9 @@ pub(crate) type SharedWriter<W> = Arc<Mutex<Option<W>>>;
 /// A line that is not JSON-RPC is handed to the connection as [`Message::Invalid`], which
 /// answers it (-32700 or -32600) and carries on. A line longer than the
 /// [maximum](Self::with_max_line_size) is skipped without being buffered and answered with
-/// -32600 (carrying the request id when it appears in the line's first kilobyte, else `null`).
+/// -32600 (carrying the request id when it appears in the line's first kilobyte, else `null`);
+/// a response that long fails the request it answers (see
+/// [`Message::oversized`](mcp_jsonrpc::Message::oversized)).
 /// The end of the input is the end of the session: [`recv`](Transport::recv) yields `Ok(None)`.
 pub struct StdioTransport {
     reader: LineReader<BoxRead>,
@@ -145,7 +147,7 @@ impl Transport for StdioTransport {
                     limit = self.max_line_size,
                     "skipped an oversized line"
                 );
-                oversized(size, &head, self.max_line_size)
+                Message::oversized(&head, size, self.max_line_size)
             }
         }))
     }

@@ -4,6 +4,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use mcp_jsonrpc::Message;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 
 use super::*;
@@ -136,29 +137,28 @@ async fn a_cancelled_read_loses_nothing() {
 }
 
 #[test]
-fn sniffs_complete_ids_only() {
-    assert_eq!(
-        sniff_id(br#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#),
-        Some(Id::Number(7))
-    );
-    assert_eq!(sniff_id(br#"{"id":"abc","#), Some(Id::String("abc".into())));
-    // Cut in the middle of a number: could be 12 or 12345.
-    assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":12"#), None);
-    // The id comes after the (cut) params.
-    assert_eq!(sniff_id(br#"{"method":"x","params":{"a":"aaaa"#), None);
-    assert_eq!(sniff_id(br#"{"id":null,"#), None);
-    assert_eq!(sniff_id(b"garbage"), None);
-}
-
-#[test]
-fn oversized_lines_become_invalid_requests() {
-    let Message::Invalid(invalid) = oversized(2000, br#"{"id":3,"method":"x""#, 1000) else {
-        panic!("expected an invalid message");
-    };
-    assert_eq!(invalid.id, Some(Id::Number(3)));
-    assert_eq!(invalid.error.code, mcp_jsonrpc::ErrorCode::INVALID_REQUEST);
-    assert_eq!(
-        invalid.error.message,
-        "message of 2000 bytes exceeds the limit of 1000 bytes"
-    );
+fn an_oversized_line_keeps_its_id_and_kind() {
+    // What the transports hand the connection for a skipped line: its head, read with
+    // `Message::oversized`.
+    for (head, response) in [
+        (
+            &br#"{"jsonrpc":"2.0","id":3,"method":"x","params":{"#[..],
+            false,
+        ),
+        (
+            &br#"{"jsonrpc":"2.0","id":3,"result":{"text":"aaa"#[..],
+            true,
+        ),
+    ] {
+        let Message::Invalid(invalid) = Message::oversized(head, 2000, 1000) else {
+            panic!("expected an invalid message");
+        };
+        assert_eq!(invalid.id, Some(mcp_jsonrpc::Id::Number(3)));
+        assert_eq!(invalid.is_response(), response);
+        assert_eq!(invalid.error.code, mcp_jsonrpc::ErrorCode::INVALID_REQUEST);
+        assert_eq!(
+            invalid.error.message,
+            "message of 2000 bytes exceeds the limit of 1000 bytes"
+        );
+    }
 }

@@ -35,6 +35,8 @@ for line in sys.stdin:
     elif method == "exit":
         print("about to exit", file=sys.stderr, flush=True)
         sys.exit(params["code"])
+    elif method == "big":
+        result = "x" * params["size"]
     elif method == "garbage":
         print("this is not json, " + "x" * 500, flush=True)
         continue
@@ -233,6 +235,47 @@ async fn a_child_exiting_mid_request_fails_the_request_with_its_status() {
     );
     // Its last words were delivered before the end was reported.
     assert_eq!(rx.try_recv().unwrap(), "about to exit");
+}
+
+#[tokio::test]
+async fn a_response_over_the_limits_fails_its_request_at_once() {
+    // Over the transport's line limit: the line is skipped, and its head names the request.
+    let transport = python_server().max_line_size(10_000).spawn().unwrap();
+    let (peer, run) = connect(transport);
+    // `within` (20 s) would fail first if the request waited for its 60 s timeout.
+    let err = call(&peer, "big", json!({"size": 100_000}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RpcError::MessageTooLarge {
+                size: 100_000..,
+                limit: 10_000
+            }
+        ),
+        "{err:?}"
+    );
+    // Over the connection's limit only: read, then refused by size.
+    let transport = python_server().spawn().unwrap();
+    let mut config = Config::default();
+    config.max_message_size = 10_000;
+    let (conn, small) = Connection::new(transport, (), config);
+    let small_run = tokio::spawn(conn.run());
+    let err = call(&small, "big", json!({"size": 100_000}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RpcError::MessageTooLarge { .. }), "{err:?}");
+    // Both sessions go on.
+    for p in [&peer, &small] {
+        assert_eq!(
+            call(p, "echo", json!({"n": 1})).await.unwrap(),
+            json!({"n": 1})
+        );
+        p.close();
+    }
+    within(run).await.unwrap().unwrap();
+    within(small_run).await.unwrap().unwrap();
 }
 
 #[tokio::test]

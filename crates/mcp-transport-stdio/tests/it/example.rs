@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use mcp_jsonrpc::{Config, Connection, to_raw_value};
 use mcp_transport_stdio::{ChildProcessTransport, ShutdownOutcome, StderrSink};
 use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt as _;
 use tokio::sync::mpsc;
 
 use crate::common::{STEP, within};
@@ -108,6 +109,32 @@ async fn the_echo_example_answers_bad_lines_and_limits() {
     );
     drop(raw);
     assert!(within(child.wait()).await.unwrap().success());
+}
+
+#[tokio::test]
+async fn the_echo_example_exits_at_the_end_of_input_even_when_its_output_is_not_read() {
+    let mut child = tokio::process::Command::new(echo_example())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Nobody reads this: its answers fill the pipe (64 KiB) and the server's writes block.
+    let _stdout = child.stdout.take().unwrap();
+    for id in 0..8 {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "echo",
+            "params": {"text": "z".repeat(100_000)}});
+        stdin
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    drop(stdin);
+    // It gives up on the unread answers after `Config::flush_timeout` (5 s) and exits.
+    let status = within(child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
 }
 
 #[tokio::test]
