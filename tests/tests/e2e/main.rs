@@ -36,6 +36,7 @@ mod http_interop;
 mod http_support;
 mod interop_inspector;
 mod interop_python;
+mod load;
 mod server_api;
 mod stdio;
 mod support;
