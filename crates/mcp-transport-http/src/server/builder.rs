@@ -286,3 +286,21 @@ impl Builder {
         StreamableHttpService::from_parts(self.config, factory)
     }
 }
+
+// The constructors live here, next to the `Builder` they use, so that `service.rs` and
+// `builder.rs` do not import each other.
+impl StreamableHttpService {
+    /// A [`Builder`] with the defaults.
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    /// A service with the default configuration; see [`Builder::build`] for `factory`.
+    pub fn new<F, Fut>(factory: F) -> Self
+    where
+        F: Fn(HttpSessionTransport, SessionInfo) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        Builder::new().build(factory)
+    }
+}

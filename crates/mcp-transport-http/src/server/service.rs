@@ -7,9 +7,8 @@ use axum::Router;
 use axum::routing::{any, get, post};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
-use super::builder::Builder;
 use super::config::Config;
-use super::handle::{HttpSessionTransport, SessionHandle, SessionInfo};
+use super::handle::SessionHandle;
 use super::runner::{ConnectionLimits, HttpServer};
 use super::shared::{Factory, Shared};
 use super::{handlers, legacy};
@@ -22,20 +21,6 @@ pub struct StreamableHttpService {
 }
 
 impl StreamableHttpService {
-    /// A [`Builder`] with the defaults.
-    pub fn builder() -> Builder {
-        Builder::new()
-    }
-
-    /// A service with the default configuration; see [`Builder::build`] for `factory`.
-    pub fn new<F, Fut>(factory: F) -> Self
-    where
-        F: Fn(HttpSessionTransport, SessionInfo) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = ()> + Send + 'static,
-    {
-        Builder::new().build(factory)
-    }
-
     pub(crate) fn from_parts(config: Config, factory: Factory) -> Self {
         StreamableHttpService {
             shared: Arc::new(Shared {
