@@ -31,6 +31,8 @@ fn id() -> impl Strategy<Value = Id> {
     prop_oneof![
         any::<i64>().prop_map(Id::Number),
         any::<String>().prop_map(Id::from),
+        (i64::MAX as u64 + 1..=u64::MAX).prop_map(Id::Unsigned),
+        Just(Id::NegativeZero),
     ]
 }
 
