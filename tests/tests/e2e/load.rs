@@ -3,7 +3,7 @@
 //! stops reading (backpressure) instead of refusing or dropping replies.
 //!
 //! - a raw client pipelines 10,000 `ping`s, then 3,000 `tools/call`s, into the server's
-//!   stdin while reading its stdout;
+//!   stdin, and starts reading its stdout only after a while;
 //! - our `mcp-client` makes 5,000 concurrent `tools/call`s, over stdio and over the pair.
 
 use std::collections::HashMap;
@@ -25,6 +25,9 @@ use crate::support::bins::everything_server;
 /// A failure guard only: how long the raw client waits for the next line before it declares
 /// the rest of the burst unanswered. Generous, for a loaded two-core machine.
 const IDLE: Duration = Duration::from_secs(60);
+
+/// How long the raw client writes before it starts reading.
+const READER_DELAY: Duration = Duration::from_millis(500);
 
 /// A failure guard only: the request timeout of our client in the concurrent runs.
 const CALL_TIMEOUT: Duration = Duration::from_secs(600);
@@ -102,6 +105,9 @@ impl Raw {
             stdin.flush().await.expect("flush");
         };
         let read = async {
+            // A client slow to start reading: the server's answers back up meanwhile, and
+            // it must stop reading rather than refuse or drop anything.
+            tokio::time::sleep(READER_DELAY).await;
             let mut answers: HashMap<u64, usize> = HashMap::new();
             let mut errors = Vec::new();
             let mut total = 0;
