@@ -75,6 +75,38 @@ async fn a_full_backlog_stops_reading_instead_of_refusing() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_full_notification_queue_stops_reading_instead_of_dropping() {
+    let (p, mut events) = probe();
+    let mut config = Config::default();
+    config.notification_queue = 1;
+    let (_peer, mut remote, _run) = start_with(TestHandler(p), config, 1);
+    // Each takes the (sequential) handler 10 s: one runs, one waits, one is in the
+    // transport, and the next is not read.
+    let note = |n: u64| {
+        Message::decode(
+            json!({"jsonrpc": "2.0", "method": "note", "params": {"ms": 10_000, "n": n}})
+                .to_string()
+                .as_bytes(),
+        )
+    };
+    for n in 0..3 {
+        remote.send(note(n)).await.unwrap();
+    }
+    let blocked = tokio::time::timeout(SETTLE, remote.send(note(3))).await;
+    assert!(
+        blocked.is_err(),
+        "the connection kept reading past its queue"
+    );
+    remote.send(note(3)).await.unwrap();
+    for n in 0..4 {
+        assert_eq!(
+            events.next().await,
+            format!(r#"note {{"ms":10000,"n":{n}}}"#)
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn error_replies_are_never_dropped_when_the_peer_does_not_read() {
     let (p, _events) = probe();
     let mut config = Config::default();
