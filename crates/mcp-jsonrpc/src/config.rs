@@ -75,11 +75,11 @@ pub struct Config {
     pub max_concurrent_requests: usize,
     /// How many inbound requests may wait for a slot; when that many wait, the connection
     /// stops reading until a slot frees (see [Load](Self#load-backpressure-never-loss)).
-    /// Default 256.
+    /// Default 256; at least 1.
     pub request_backlog: usize,
     /// How many inbound notifications may wait for the (sequential) notification handler;
     /// when that many wait, the connection stops reading until the handler takes one (see
-    /// [Load](Self#load-backpressure-never-loss)). Default 256.
+    /// [Load](Self#load-backpressure-never-loss)). Default 256; at least 1.
     pub notification_queue: usize,
     /// The capacity of the queue from [`Peer`](crate::Peer) handles to the transport (a
     /// handle waits for room), and the number of error replies to invalid or oversized
