@@ -6,6 +6,9 @@
 //!   and with `everything-client`, in a private network namespace.
 //! - `fuzz [--seconds N] [target...]`: runs the cargo-fuzz targets of `fuzz/` (nightly), N
 //!   seconds each (60 by default), seeding their corpora from the spec's examples.
+//! - `soak [--minutes M | --seconds S] [--sessions N] [--stdio N] [--release]`: many clients
+//!   against `everything-server` under mixed load (`tests/examples/soak.rs`); fails if a call
+//!   was lost or the server's memory or open files grew.
 //! - `setup`: installs the pinned peers the tests drive (Node 22, npm packages, Python `mcp`)
 //!   into `.tools/`.
 //! - `spec-check <dir>`: checks `mcp-types` against the protocol's schema files and examples.
@@ -17,6 +20,7 @@ mod deps;
 mod fuzz;
 mod samples;
 mod setup;
+mod soak;
 mod spec;
 
 use std::process::Command;
@@ -34,6 +38,7 @@ fn main() -> Result<()> {
         // Internal: `conformance` re-executes itself inside `unshare -n` with this.
         "conformance-netns" => conformance::in_netns(&args[1..]),
         "setup" => setup::setup().map(|_| ()),
+        "soak" => soak::soak(&args[1..]),
         "spec-check" => {
             let dir = args
                 .get(1)
@@ -42,7 +47,7 @@ fn main() -> Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci|check-deps|conformance|fuzz [--seconds N] [target...]|setup|spec-check <dir>>"
+                "usage: cargo xtask <ci|check-deps|conformance|fuzz [--seconds N] [target...]|setup|soak [--minutes M]|spec-check <dir>>"
             );
             if cmd == "help" {
                 Ok(())
@@ -194,6 +199,9 @@ fn ci() -> Result<()> {
     deps::check_deps()?;
     spec::spec_check(&shared_spec_dir())?;
     conformance::conformance()?;
+    // Short runs of the long checks: each fuzz target for a few seconds, a one-minute soak.
+    fuzz::smoke()?;
+    soak::smoke()?;
     eprintln!("xtask ci: all steps passed");
     Ok(())
 }

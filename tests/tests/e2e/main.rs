@@ -18,9 +18,15 @@
 //! - `server_api`: our client against a server written with `mcp-server`'s handler API
 //!   (state, extractors, `anyhow` errors) over the in-memory pair.
 //! - `tasks_interop`: tasks with the TypeScript SDK v1: its task client on
-//!   `everything-server --tasks`, our client on its task server, over HTTP and stdio.
+//!   `everything-server --tasks`, our client on its task server, its server running
+//!   sampling and elicitation as tasks on our client, over HTTP and stdio.
+//! - `load`: a pipelined burst of 10,000 requests over stdio and 5,000 concurrent calls from
+//!   our client, each answered exactly once.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
+//!
+//! `examples/soak.rs` (not a test: `cargo xtask soak`) puts 1,000 HTTP sessions and stdio
+//! servers under mixed load for minutes.
 
 mod auth_oauth;
 mod auth_support;

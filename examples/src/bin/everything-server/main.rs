@@ -20,6 +20,8 @@
 //! streams, `Host`/`Origin` limited to localhost), plus the legacy HTTP+SSE endpoints `/sse`
 //! and `/messages`. A bare port binds 127.0.0.1. Once bound it logs
 //! `listening on http://<addr>/mcp` to stderr (port 0 picks a free port).
+//! `--max-connections <n>` replaces the HTTP server's connection limit (default 512; the soak
+//! of `cargo xtask soak` holds 1,000 sessions, each with its GET stream open).
 //!
 //! `--auth-issuer <url>` (with `--http`) protects every HTTP endpoint with OAuth bearer tokens
 //! (`mcp-auth`'s `BearerAuthLayer`): JWT access tokens signed by that issuer, whose audience is
@@ -70,13 +72,15 @@ struct Auth {
     scopes: Vec<String>,
 }
 
-const USAGE: &str = "usage: everything-server [--tasks] [--http <addr> [--auth-issuer <url> \
-    [--auth-scopes <scopes>]]]";
+const USAGE: &str = "usage: everything-server [--tasks] [--http <addr> [--max-connections <n>] \
+    [--auth-issuer <url> [--auth-scopes <scopes>]]]";
 
 /// What the command line asks for: where to serve, and whether with tasks.
 struct Options {
     listen: Listen,
     tasks: bool,
+    /// `--max-connections`: the HTTP server's connection limit instead of its default.
+    max_connections: Option<usize>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options> {
@@ -84,9 +88,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options>
     let mut issuer = None;
     let mut scopes = None;
     let mut tasks = false;
+    let mut max_connections = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--tasks" => tasks = true,
+            "--max-connections" => {
+                let n = args.next().context("--max-connections needs a number")?;
+                max_connections = Some(n.parse().context("--max-connections needs a number")?);
+            }
             "--http" => {
                 let addr = args
                     .next()
@@ -116,7 +125,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options>
         (None, Some(_)) => bail!("--auth-issuer needs --http; {USAGE}"),
         (None, None) => Listen::Stdio,
     };
-    Ok(Options { listen, tasks })
+    if max_connections.is_some() && matches!(listen, Listen::Stdio) {
+        bail!("--max-connections needs --http; {USAGE}");
+    }
+    Ok(Options {
+        listen,
+        tasks,
+        max_connections,
+    })
 }
 
 /// The server with every tool, resource, template and prompt of the fixture, `whoami` if it
@@ -183,7 +199,11 @@ async fn main() -> ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let Options { listen, tasks } = parse_args(std::env::args().skip(1))?;
+    let Options {
+        listen,
+        tasks,
+        max_connections,
+    } = parse_args(std::env::args().skip(1))?;
     match listen {
         Listen::Stdio => {
             tracing::info!("serving MCP on stdio");
@@ -193,18 +213,31 @@ async fn run() -> anyhow::Result<()> {
             tracing::info!("stdin closed; exiting");
             Ok(())
         }
-        Listen::Http(addr, None) => serve_http(server(false, tasks)?, &addr).await,
-        Listen::Http(addr, Some(auth)) => serve_protected(server(true, tasks)?, &addr, &auth).await,
+        Listen::Http(addr, None) => {
+            let service = http_service(server(false, tasks)?, false, max_connections);
+            serve_http(service, &addr).await
+        }
+        Listen::Http(addr, Some(auth)) => {
+            let service = http_service(server(true, tasks)?, true, max_connections);
+            serve_protected(service, &addr, &auth).await
+        }
     }
 }
 
 /// The Streamable HTTP service (and legacy HTTP+SSE endpoints) running `server`; when
 /// `protected`, each session belongs to the token's principal (issuer and subject) that
-/// opened it, and answers no other.
-fn http_service(server: Server, protected: bool) -> StreamableHttpService {
+/// opened it, and answers no other; `max_connections` replaces the default connection limit.
+fn http_service(
+    server: Server,
+    protected: bool,
+    max_connections: Option<usize>,
+) -> StreamableHttpService {
     let mut builder = StreamableHttpService::builder()
         .path("/mcp")
         .legacy_sse("/sse", "/messages");
+    if let Some(max) = max_connections {
+        builder = builder.max_connections(max);
+    }
     if protected {
         builder = builder.principal(|extensions| {
             let principal = extensions.get::<mcp_auth::Principal>()?;
@@ -238,8 +271,7 @@ fn socket_addr(addr: &str) -> String {
 }
 
 /// Serves `server` over Streamable HTTP (and legacy HTTP+SSE) on `addr` until killed.
-async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
-    let service = http_service(server, false);
+async fn serve_http(service: StreamableHttpService, addr: &str) -> anyhow::Result<()> {
     // A bare port means 127.0.0.1.
     let http = match addr.parse::<u16>() {
         Ok(port) => service.bind_localhost(port).await,
@@ -257,7 +289,11 @@ async fn serve_http(server: Server, addr: &str) -> anyhow::Result<()> {
 
 /// Like [`serve_http`], behind `BearerAuthLayer`: the resource is this server's own
 /// `http://<bound addr>/mcp`, so the port is known before the layer is built.
-async fn serve_protected(server: Server, addr: &str, auth: &Auth) -> anyhow::Result<()> {
+async fn serve_protected(
+    service: StreamableHttpService,
+    addr: &str,
+    auth: &Auth,
+) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(socket_addr(addr))
         .await
         .with_context(|| format!("cannot bind {addr}"))?;
@@ -274,14 +310,12 @@ async fn serve_protected(server: Server, addr: &str, auth: &Auth) -> anyhow::Res
         .leeway(Duration::ZERO)
         .build()?;
     // HttpServer, for its connection limit and read timeouts.
-    let http = http_service(server, true)
-        .listener(listener)
-        .map_router(|router| {
-            router
-                .layer(BearerAuthLayer::new(&resource, validator))
-                // The metadata stays reachable without a token.
-                .merge(resource.metadata_router())
-        });
+    let http = service.listener(listener).map_router(|router| {
+        router
+            .layer(BearerAuthLayer::new(&resource, validator))
+            // The metadata stays reachable without a token.
+            .merge(resource.metadata_router())
+    });
     #[allow(clippy::print_stderr)]
     {
         eprintln!("listening on {url}");
