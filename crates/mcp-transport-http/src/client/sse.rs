@@ -302,6 +302,19 @@ impl SseTask {
             }
             return;
         }
+        if status == StatusCode::GONE && self.last_event_id.is_some() {
+            // The server no longer has the events after ours: waiting and asking again
+            // would not bring them back.
+            if self.kind == Kind::Post {
+                self.give_up("the server no longer has the events to resume from (http 410)");
+                return;
+            }
+            // The standalone stream starts afresh; what it carried meanwhile is gone.
+            tracing::warn!("the server dropped the get stream's missed events (http 410)");
+            self.last_event_id = None;
+            self.delay = Some(Duration::ZERO);
+            return;
+        }
         if !status.is_success() {
             return self.failed(&format_args!("http status {status}"));
         }

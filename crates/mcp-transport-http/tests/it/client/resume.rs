@@ -144,3 +144,56 @@ async fn the_get_stream_is_reopened_with_the_last_event_id() {
     assert_eq!(gets[1].header("last-event-id"), Some("g1"));
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_post_stream_past_dropped_events_fails_its_request_at_once() {
+    let server = serve(
+        |rec| match (rec.method.clone(), rec.rpc_method().as_deref()) {
+            (Method::POST, Some("slow")) => sse("id: a\nretry: 10\ndata: \n\n"),
+            // The server dropped the events after `a`.
+            (Method::GET, _) => status(StatusCode::GONE),
+            _ => status(StatusCode::ACCEPTED),
+        },
+    )
+    .await;
+    let client = Client::connect(&server);
+    let err = client.call("slow", json!({})).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "peer returned an error: the sse stream ended before the response arrived \
+         (the server no longer has the events to resume from (http 410)) (-32603)"
+    );
+    // Asked once, not again with backoff.
+    assert_eq!(server.requests(Method::GET).len(), 1);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_get_stream_starts_afresh_after_a_410() {
+    let server = serve(|rec| match (rec.method.clone(), rec.rpc_method().as_deref()) {
+        (Method::POST, Some("initialize")) => json(StatusCode::OK, init_result(rec, "2025-11-25")),
+        (Method::GET, _) => match rec.header("last-event-id") {
+            Some("g1") => status(StatusCode::GONE),
+            Some(_) => sse_open(""),
+            // Each fresh stream says hello and names its event `g1`.
+            None => {
+                let note =
+                    json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"n": 1}});
+                sse(format!("id: g1\nretry: 20\n{}", event(&note)))
+            }
+        },
+        _ => status(StatusCode::ACCEPTED),
+    })
+    .await;
+    let mut client = Client::connect(&server);
+    client.initialize().await;
+    let first = client.next_notification().await;
+    assert_eq!(first.params::<Value>().unwrap(), json!({"n": 1}));
+    // After the 410 the stream is opened again without `Last-Event-ID`.
+    let again = client.next_notification().await;
+    assert_eq!(again.params::<Value>().unwrap(), json!({"n": 1}));
+    let gets = server.requests(Method::GET);
+    assert_eq!(gets[1].header("last-event-id"), Some("g1"));
+    assert_eq!(gets[2].header("last-event-id"), None);
+    client.close().await;
+}
