@@ -178,10 +178,10 @@ pub use session_state::Session;
 #[cfg(feature = "schemars")]
 pub use tool::Json;
 pub use tool::{IntoToolResult, Structured, Tool};
-#[doc(hidden)]
-pub use uri_template::fuzz_uri_template;
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::McpLogLayer;
+#[doc(hidden)]
+pub use uri_template::fuzz_uri_template;
 
 /// The per-request data a transport attaches (see [`Context::extensions`]).
 pub use mcp_jsonrpc::Extensions;
