@@ -157,7 +157,9 @@ fn run_target(target: &str, seconds: u64) -> Result<u64> {
             let line = line?;
             // The build's progress and libFuzzer's periodic lines ("#N pulse/NEW/REDUCE") are
             // summarised; the rest (start-up, crash reports, final stats) is shown.
-            let periodic = line.starts_with('#') && !line.contains("DONE");
+            // So is the dictionary libFuzzer prints at the end (`"..." # Uses: N`).
+            let periodic = (line.starts_with('#') && !line.contains("DONE"))
+                || (line.starts_with('"') && line.contains("# Uses:"));
             if !periodic && !line.trim_start().starts_with("Compiling") {
                 eprintln!("{line}");
             }
