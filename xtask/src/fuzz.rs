@@ -64,7 +64,6 @@ pub(crate) fn fuzz(args: &[String]) -> Result<()> {
 }
 
 /// The CI smoke run: every target for 10 seconds.
-#[allow(dead_code)] // Called by `ci` once the step is wired in.
 pub(crate) fn smoke() -> Result<()> {
     run(TARGETS, 10)
 }
