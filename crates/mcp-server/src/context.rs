@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::input::{Ask, Input};
 use crate::session_state::{ClientState, Session, SessionShared};
-use crate::tasks::call::{TaskLink, TaskSlot};
+use crate::tasks::link::{TaskLink, TaskSlot};
 
 /// Where the minimum log level for [`Context::log`] comes from.
 #[derive(Debug, Clone)]

@@ -1,103 +1,26 @@
-//! A tool call that runs as a task: whether it may or must ([`plan`]), how it becomes one
-//! ([`start`]), and how its handler's input reaches the client from inside it
-//! ([`TaskLink`]).
+//! A tool call that runs as a task: whether it may or must ([`plan`]), and how it becomes one
+//! ([`start`]), linked to its handler's context ([`TaskLink`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{Either, select};
-use mcp_jsonrpc::{Peer, RequestOptions};
 use mcp_types::{
     CallToolRequestParams, CallToolResult, Era, ErrorCode, ErrorObject, ProtocolVersion,
-    RELATED_TASK_META_KEY, TASKS_EXTENSION, TaskStatus, ToolTaskSupport,
+    TASKS_EXTENSION, TaskStatus, ToolTaskSupport,
 };
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use super::link::{TaskLink, TaskSlot};
 use super::runtime::{FinishedTask, LiveTask, TaskRuntime, result_object, store_error};
-use super::store::{TaskOutcome, TaskRecord, TaskStoreError, TaskUpdate};
+use super::store::{TaskOutcome, TaskRecord};
 use super::wire;
 use crate::context::Context;
 use crate::error::{BoxError, Error, Result, error_object, find_mcp_error};
 use crate::handler::BoxFuture;
-use crate::input::Ask;
 use crate::server::ServerInner;
 use crate::tool::Tool;
-
-/// The task a call became, as its handler's [`Context`] knows it.
-pub(crate) struct TaskLink {
-    pub(crate) runtime: Arc<TaskRuntime>,
-    pub(crate) live: Arc<LiveTask>,
-}
-
-/// How a deferred task tool's handler asks for its call to become a task
-/// ([`Context::start_task`]), and learns that it did.
-pub(crate) struct TaskSlot {
-    pub(crate) start: oneshot::Sender<()>,
-    pub(crate) linked: oneshot::Receiver<()>,
-}
-
-impl TaskLink {
-    /// Asks the client for input from inside the task: an input request the client answers
-    /// with `tasks/update` (2026-07-28), or a server request tied to the task (2025-11-25);
-    /// the task is `input_required` meanwhile.
-    pub(crate) async fn ask<M: mcp_types::Request>(
-        &self,
-        peer: &Peer,
-        ask: Ask<'_, M>,
-    ) -> Result<M::Result> {
-        if self.live.modern {
-            let key = match ask.key {
-                Some(key) => key.to_owned(),
-                None => self.live.fresh_key(ask.kind),
-            };
-            let response = self
-                .runtime
-                .ask(&self.live, key.clone(), (ask.wrap)(ask.params))
-                .await?;
-            return (ask.unwrap)(response).ok_or_else(|| {
-                Error::invalid_params(format!(
-                    "input response {key} does not answer a {}",
-                    M::METHOD
-                ))
-            });
-        }
-        let mut params = serde_json::to_value(&ask.params)?;
-        if let Value::Object(object) = &mut params {
-            let meta = object.entry("_meta").or_insert_with(|| json!({}));
-            if let Value::Object(meta) = meta {
-                meta.insert(
-                    RELATED_TASK_META_KEY.to_owned(),
-                    json!({"taskId": self.live.id}),
-                );
-            }
-        }
-        let raw = serde_json::value::to_raw_value(&params)?;
-        self.set_status(TaskStatus::InputRequired).await?;
-        let answered = peer
-            .request_with(
-                M::METHOD,
-                Some(raw),
-                RequestOptions::new().without_timeout(),
-            )
-            .await;
-        self.set_status(TaskStatus::Working).await?;
-        Ok(serde_json::from_str(answered?.get())?)
-    }
-
-    async fn set_status(&self, status: TaskStatus) -> Result<()> {
-        match self
-            .runtime
-            .update(&self.live.id, TaskUpdate::status(status))
-            .await
-        {
-            Ok(_) => Ok(()),
-            // Cancelled meanwhile: the handler is about to be dropped.
-            Err(TaskStoreError::Ended(_)) => Ok(()),
-            Err(e) => Err(store_error(e)),
-        }
-    }
-}
 
 /// Whether a call runs as a task.
 pub(crate) enum Plan {

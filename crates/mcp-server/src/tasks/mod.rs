@@ -65,6 +65,7 @@ mod memory;
 mod store;
 
 pub(crate) mod call;
+pub(crate) mod link;
 pub(crate) mod listen;
 pub(crate) mod methods;
 pub(crate) mod runtime;
@@ -80,19 +81,17 @@ pub use store::{
     transition_allowed,
 };
 
-use crate::handler::BoxFuture;
-
 /// Runs a task's future to its end, on the application's runtime (`tokio::spawn`).
 pub trait TaskExecutor: Send + Sync + 'static {
     /// Runs `task` in the background.
-    fn execute(&self, task: BoxFuture<()>);
+    fn execute(&self, task: futures::future::BoxFuture<'static, ()>);
 }
 
 impl<F> TaskExecutor for F
 where
-    F: Fn(BoxFuture<()>) + Send + Sync + 'static,
+    F: Fn(futures::future::BoxFuture<'static, ()>) + Send + Sync + 'static,
 {
-    fn execute(&self, task: BoxFuture<()>) {
+    fn execute(&self, task: futures::future::BoxFuture<'static, ()>) {
         self(task);
     }
 }

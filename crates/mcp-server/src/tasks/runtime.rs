@@ -19,7 +19,6 @@ use super::store::{TaskOutcome, TaskRecord, TaskStoreError, TaskUpdate};
 use super::wire;
 use crate::error::{BoxError, Result};
 use crate::events::{EventBus, ServerEvent};
-use crate::handler::BoxFuture;
 
 /// A task running in this process.
 pub(crate) struct LiveTask {
@@ -175,7 +174,7 @@ impl TaskRuntime {
     pub(crate) fn spawn(
         self: &Arc<Self>,
         live: Arc<LiveTask>,
-        call: BoxFuture<Result<CallToolResult, BoxError>>,
+        call: futures::future::BoxFuture<'static, Result<CallToolResult, BoxError>>,
         finish: impl FnOnce(Ended) -> FinishedTask + Send + 'static,
     ) {
         let (abort, registration) = AbortHandle::new_pair();
