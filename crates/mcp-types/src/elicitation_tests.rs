@@ -1,4 +1,5 @@
 use super::*;
+use crate::elicitation_schema::*;
 use crate::result::test_util::{decode_err, round_trip};
 
 #[test]
