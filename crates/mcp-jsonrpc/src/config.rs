@@ -95,7 +95,9 @@ pub struct Config {
     pub batching: bool,
     /// How long the connection, once it ends (closed locally, or the peer ended its
     /// stream), may spend writing the messages still queued before it gives up on a peer
-    /// that stopped reading and closes the transport anyway. Default 5 s.
+    /// that stopped reading and closes the transport anyway; and, when the peer ended its
+    /// stream, how long the requests it sent before that may still run to be answered (then
+    /// they are cancelled). Default 5 s.
     pub flush_timeout: Duration,
 }
 

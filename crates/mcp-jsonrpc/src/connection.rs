@@ -27,6 +27,8 @@ mod inbound;
 
 /// How many rounds [`Driver::poll_step`] makes before yielding to the executor.
 const BUDGET: usize = 64;
+/// The most messages handed to one [`Transport::send_many`].
+const SEND_BATCH: usize = 64;
 
 /// A JSON-RPC connection over a [`Transport`]: a future the caller runs.
 ///
@@ -98,10 +100,12 @@ impl<T: Transport, H: Handler> Connection<T, H> {
     /// Runs the connection until it closes: [`Peer::close`] was called (`Ok`), the peer ended
     /// the stream (`Ok`), or the transport failed ([`Error::Transport`]).
     ///
-    /// On the way out, pending outgoing requests fail with [`Error::Closed`] and in-flight
-    /// handlers are cancelled; on a graceful close, the messages already queued (responses,
-    /// notifications) are flushed, for at most [`Config::flush_timeout`] (a peer that stopped
-    /// reading does not keep the connection alive), and the transport closed.
+    /// When the peer ends its stream, the requests it already sent are still answered (see
+    /// [`Config::flush_timeout`]). On the way out, pending outgoing requests fail with
+    /// [`Error::Closed`] and in-flight handlers are cancelled; on a graceful close, the
+    /// messages already queued (responses, notifications) are flushed, for at most
+    /// [`Config::flush_timeout`] (a peer that stopped reading does not keep the connection
+    /// alive), and the transport closed.
     ///
     /// # Cancel safety
     ///
@@ -164,6 +168,7 @@ struct Batch {
 }
 
 enum Step<E> {
+    /// Nothing more to read for now, and messages wait in the write queue: start a write.
     Send,
     Recv(Result<Option<Message>, E>),
     SendFailed(BoxError),
@@ -207,21 +212,6 @@ impl<H> Drop for Driver<H> {
 impl<H: Handler> Driver<H> {
     async fn drive<T: Transport>(&mut self, transport: &mut T) -> End {
         loop {
-            if self.sending.is_none()
-                && let Some(out) = self.write_queue.pop_front()
-            {
-                match out.kind {
-                    Kind::Response => {
-                        self.queued_responses = self.queued_responses.saturating_sub(1);
-                    }
-                    Kind::Reply => self.queued_replies = self.queued_replies.saturating_sub(1),
-                    Kind::Peer | Kind::Engine => {}
-                }
-                let fut = transport.send(out.msg);
-                self.sending = Some(Box::pin(async move {
-                    fut.await.map_err(|e| Box::new(e) as BoxError)
-                }));
-            }
             let step = {
                 // Recreated after every message: `recv` is cancel-safe, and `send` needs the
                 // transport back to start the next write.
@@ -229,14 +219,97 @@ impl<H: Handler> Driver<H> {
                 poll_fn(|cx| self.poll_step(cx, recv.as_mut())).await
             };
             match step {
-                Step::Send => {}
+                Step::Send => self.sending = Some(self.start_send(transport)),
                 Step::Recv(Ok(Some(msg))) => self.dispatch(msg),
-                Step::Recv(Ok(None)) => return End::PeerClosed,
+                Step::Recv(Ok(None)) => return self.drain(transport).await,
                 Step::Recv(Err(e)) => return End::Failed(Error::Transport(Box::new(e))),
                 Step::SendFailed(e) => return End::Failed(Error::Transport(e)),
                 Step::Close => return End::Local,
             }
         }
+    }
+
+    /// After the peer's end of stream: answers the requests already read (running, or waiting
+    /// in the backlog) and writes what is queued, reading nothing more, for at most
+    /// [`Config::flush_timeout`]. A stdio client that closed the server's stdin still reads
+    /// its stdout until the server exits, so nothing it sent goes unanswered. The peer's
+    /// answers to our own requests can no longer come: those fail at once.
+    async fn drain<T: Transport>(&mut self, transport: &mut T) -> End {
+        if self.is_idle() {
+            return End::PeerClosed;
+        }
+        self.shared.fail_all("peer closed the connection");
+        let timeout = self.limits.flush_timeout;
+        let work = async {
+            loop {
+                if self.is_idle() {
+                    return End::PeerClosed;
+                }
+                let mut nothing = pin!(std::future::pending::<Result<Option<Message>, T::Error>>());
+                // Wakes on the last send completing too (a step that does nothing else).
+                let step = poll_fn(|cx| match self.poll_step(cx, nothing.as_mut()) {
+                    Poll::Pending if self.is_idle() => Poll::Ready(Step::Recv(Ok(None))),
+                    step => step,
+                });
+                match step.await {
+                    Step::Send => self.sending = Some(self.start_send(transport)),
+                    Step::Recv(_) => {}
+                    // The peer is gone for good: nobody will read the rest.
+                    Step::SendFailed(_) => return End::PeerClosed,
+                    Step::Close => return End::Local,
+                }
+            }
+        };
+        if let Ok(end) = tokio::time::timeout(timeout, work).await {
+            return end;
+        }
+        tracing::warn!(
+            running = self.running.len(),
+            waiting = self.backlog.len(),
+            ?timeout,
+            "requests still unanswered after the peer's end of stream; cancelling them"
+        );
+        self.sending = None;
+        self.write_queue.clear();
+        End::PeerClosed
+    }
+
+    /// Nothing running, waiting or left to write.
+    fn is_idle(&self) -> bool {
+        self.running.is_empty()
+            && self.backlog.is_empty()
+            && self.notifications.is_empty()
+            && self.current_notification.is_none()
+            && self.write_queue.is_empty()
+            && self.sending.is_none()
+    }
+
+    /// Starts writing what waits in the write queue: one message with `send`, or up to
+    /// [`SEND_BATCH`] with `send_many` (pipelined replies then cost one write, not one each).
+    fn start_send<T: Transport>(
+        &mut self,
+        transport: &mut T,
+    ) -> BoxFuture<'static, Result<(), BoxError>> {
+        let count = self.write_queue.len().min(SEND_BATCH);
+        let mut msgs = Vec::with_capacity(count);
+        for out in self.write_queue.drain(..count) {
+            match out.kind {
+                Kind::Response => {
+                    self.queued_responses = self.queued_responses.saturating_sub(1);
+                }
+                Kind::Reply => self.queued_replies = self.queued_replies.saturating_sub(1),
+                Kind::Peer | Kind::Engine => {}
+            }
+            msgs.push(out.msg);
+        }
+        if let [_] = msgs.as_slice()
+            && let Some(msg) = msgs.pop()
+        {
+            let fut = transport.send(msg);
+            return Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) });
+        }
+        let fut = transport.send_many(msgs);
+        Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) })
     }
 
     fn poll_step<F, E>(&mut self, cx: &mut Context<'_>, mut recv: Pin<&mut F>) -> Poll<Step<E>>
@@ -280,15 +353,17 @@ impl<H: Handler> Driver<H> {
             }
             progressed |= self.start_backlog();
             progressed |= self.poll_notifications(cx);
-            if self.sending.is_none() && !self.write_queue.is_empty() {
-                return Poll::Ready(Step::Send);
-            }
+            // Reading comes first while messages are ready: pipelined requests are all
+            // read (and their replies written together) before the next write starts.
             // Backpressure: not reading leaves the peer's messages in the transport (and its
             // writes waiting) until there is room; see `reading_paused`.
             if !self.reading_paused()
                 && let Poll::Ready(r) = recv.as_mut().poll(cx)
             {
                 return Poll::Ready(Step::Recv(r));
+            }
+            if self.sending.is_none() && !self.write_queue.is_empty() {
+                return Poll::Ready(Step::Send);
             }
             if !progressed {
                 return Poll::Pending;

@@ -21,6 +21,9 @@ use crate::message::Message;
 ///   [`Message::Invalid`] (see [`Message::decode`] and [`Message::decode_limited`]), and the
 ///   connection answers it with -32700 or -32600 and carries on. `Err` from `recv` is for the
 ///   transport itself failing; it ends the connection.
+/// - [`send_many`](Self::send_many) sends several messages, in order, when more than one is
+///   waiting to go out (pipelined replies): a transport that can write them in one go (one
+///   write call, one body) overrides it; the default sends them one by one.
 /// - [`close`](Self::close) flushes and shuts the transport down; the default does nothing.
 ///
 /// For `dyn` use, box the transport behind a small wrapper; there is no second trait.
@@ -34,6 +37,28 @@ pub trait Transport: Send + 'static {
         &mut self,
         msg: Message,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static;
+
+    /// Sends `msgs` in order, like that many [`send`](Self::send)s awaited one after the other
+    /// (the connection calls this instead of `send` when several messages are waiting). The
+    /// default does exactly that: it creates every message's `send` future first, then awaits
+    /// them in order; override it to write them together.
+    fn send_many(
+        &mut self,
+        msgs: Vec<Message>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        // Boxed: each `send` future is 'static, and erasing its type lets them share a Vec.
+        let mut sends: Vec<futures::future::BoxFuture<'static, Result<(), Self::Error>>> =
+            Vec::with_capacity(msgs.len());
+        for msg in msgs {
+            sends.push(Box::pin(self.send(msg)));
+        }
+        async move {
+            for send in sends {
+                send.await?;
+            }
+            Ok(())
+        }
+    }
 
     /// Receives the next message. Cancel-safe. `Ok(None)` is a clean end of stream.
     fn recv(&mut self) -> impl Future<Output = Result<Option<Message>, Self::Error>> + Send;

@@ -192,7 +192,9 @@ impl Handler for SessionHandler {
         if self.session.init.get().is_none()
             && let Some(meta) = modern_meta(&request)
         {
-            return modern::serve(&self.server, request, ctx, meta?).await;
+            // Boxed: the stateless era's future is large, and every request's future is as
+            // large as its largest branch (the connection moves it into a box per request).
+            return Box::pin(modern::serve(&self.server, request, ctx, meta?)).await;
         }
         let method = &*request.method;
         if method == <Ping as mcp_types::Request>::METHOD {

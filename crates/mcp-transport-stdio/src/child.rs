@@ -20,7 +20,7 @@ use tokio::time::{Instant, Sleep, sleep, sleep_until};
 
 use crate::error::{Error, Result};
 use crate::lines::{Frame, LineReader};
-use crate::stdio::{DEFAULT_MAX_LINE_SIZE, SharedWriter, encode, write_line};
+use crate::stdio::{DEFAULT_MAX_LINE_SIZE, SharedWriter, encode, encode_all, write_line};
 
 /// The default of [`ChildProcessBuilder::close_timeout`] and
 /// [`ChildProcessBuilder::term_timeout`]: 2 s.
@@ -588,6 +588,18 @@ impl Transport for ChildProcessTransport {
         write_line(
             self.stdin.clone(),
             encode(&msg),
+            "writing to the server's stdin",
+        )
+    }
+
+    /// All the lines in one write.
+    fn send_many(
+        &mut self,
+        msgs: Vec<Message>,
+    ) -> impl Future<Output = Result<()>> + Send + 'static {
+        write_line(
+            self.stdin.clone(),
+            encode_all(&msgs),
             "writing to the server's stdin",
         )
     }

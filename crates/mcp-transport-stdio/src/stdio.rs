@@ -133,6 +133,14 @@ impl Transport for StdioTransport {
         write_line(self.writer.clone(), encode(&msg), "writing a message")
     }
 
+    /// All the lines in one write.
+    fn send_many(
+        &mut self,
+        msgs: Vec<Message>,
+    ) -> impl Future<Output = Result<()>> + Send + 'static {
+        write_line(self.writer.clone(), encode_all(&msgs), "writing messages")
+    }
+
     async fn recv(&mut self) -> Result<Option<Message>> {
         let frame = self
             .reader
@@ -170,7 +178,17 @@ pub(crate) fn encode(msg: &Message) -> Result<Vec<u8>> {
     Ok(line)
 }
 
-/// Writes one line in one `write_all`, then flushes. Does not borrow the transport.
+/// Messages as consecutive lines in one buffer, serialized before the send future is created.
+pub(crate) fn encode_all(msgs: &[Message]) -> Result<Vec<u8>> {
+    let mut lines = Vec::new();
+    for msg in msgs {
+        serde_json::to_writer(&mut lines, msg).map_err(Error::Encode)?;
+        lines.push(b'\n');
+    }
+    Ok(lines)
+}
+
+/// Writes one line (or several: [`encode_all`]) in one `write_all`, then flushes. Does not borrow the transport.
 pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
     writer: SharedWriter<W>,
     line: Result<Vec<u8>>,

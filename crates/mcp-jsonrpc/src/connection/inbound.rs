@@ -46,8 +46,12 @@ impl<H: Handler> Driver<H> {
         };
         let span = tracing::debug_span!("request", id = %id, method = %request.method);
         let handler = self.handler.clone();
-        let call = AssertUnwindSafe(async move { handler.handle_request(request, ctx).await })
-            .catch_unwind();
+        // The handler's future in a box of its own: it can be large (kilobytes), and the
+        // wrappers below would otherwise copy it each time one wraps it.
+        let call = AssertUnwindSafe(Box::pin(async move {
+            handler.handle_request(request, ctx).await
+        }))
+        .catch_unwind();
         let done_id = id.clone();
         let fut = token
             .clone()

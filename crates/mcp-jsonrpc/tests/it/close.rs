@@ -71,3 +71,49 @@ async fn dropping_the_run_future_fails_pending_requests() {
     assert_eq!(closed_reason(call.await.unwrap()), "connection dropped");
     peer.closed().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn requests_read_before_the_peer_ends_its_stream_are_still_answered() {
+    let (probe, _events) = crate::common::probe();
+    let (_peer, mut remote, run) = start(crate::common::TestHandler(probe), Config::default());
+    for id in 1..=3 {
+        crate::common::send_text(
+            &mut remote,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "sleep",
+                "params": {"ms": 100 * id, "value": id}})
+            .to_string(),
+        )
+        .await;
+    }
+    // The peer will send nothing more (a stdio client closing the server's stdin) but still
+    // reads.
+    remote.close().await.unwrap();
+    let mut answers = Vec::new();
+    for _ in 1..=3 {
+        let answer = recv_value(&mut remote).await;
+        assert_eq!(answer["result"], answer["id"], "{answer}");
+        answers.push(answer["id"].as_u64().unwrap());
+    }
+    assert_eq!(answers, [1, 2, 3]);
+    run.await.unwrap().unwrap();
+    assert!(remote.recv().await.unwrap().is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_still_running_a_flush_timeout_after_the_peers_end_is_cancelled() {
+    let (probe, mut events) = crate::common::probe();
+    let (_peer, mut remote, run) = start(crate::common::TestHandler(probe), Config::default());
+    crate::common::send_text(
+        &mut remote,
+        r#"{"jsonrpc":"2.0","id":7,"method":"block","params":{}}"#,
+    )
+    .await;
+    assert_eq!(events.next().await, "started 7");
+    remote.close().await.unwrap();
+    let started = tokio::time::Instant::now();
+    run.await.unwrap().unwrap();
+    assert_eq!(started.elapsed(), Config::default().flush_timeout);
+    assert_eq!(events.next().await, "dropped 7 cancelled=true");
+    // No answer went out: the stream just ends.
+    assert!(remote.recv().await.unwrap().is_none());
+}

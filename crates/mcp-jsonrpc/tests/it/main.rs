@@ -13,3 +13,4 @@ mod ordering;
 mod panics;
 mod progress;
 mod timeout;
+mod writes;

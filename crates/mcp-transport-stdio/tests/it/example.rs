@@ -138,6 +138,45 @@ async fn the_echo_example_exits_at_the_end_of_input_even_when_its_output_is_not_
 }
 
 #[tokio::test]
+async fn the_echo_example_answers_every_request_written_before_the_end_of_input() {
+    let mut child = tokio::process::Command::new(echo_example())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    // Read concurrently, so the answers never fill the pipe.
+    let reader = tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        let mut ids = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            ids.push(answer["id"].as_u64().unwrap());
+        }
+        ids
+    });
+    // A burst far past the connection's concurrency (32) and backlog (256), then the end of
+    // input at once: everything already written is still answered before the server exits.
+    let mut burst = String::new();
+    for id in 0..2_000 {
+        burst.push_str(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "echo", "params": {"n": id}}).to_string(),
+        );
+        burst.push('\n');
+    }
+    stdin.write_all(burst.as_bytes()).await.unwrap();
+    drop(stdin);
+    let status = within(child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+    let ids = within(reader).await.unwrap();
+    assert_eq!(ids, (0..2_000).collect::<Vec<u64>>());
+}
+
+#[tokio::test]
 async fn the_echo_example_falls_back_on_regular_files() {
     let dir = std::env::temp_dir().join(format!("mcp-stdio-it-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,0 +1,94 @@
+//! Writing: replies that are ready together go out in one `send_many`.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_jsonrpc::memory::{self, MemoryTransport};
+use mcp_jsonrpc::{Config, Connection, Message, Transport};
+use serde_json::json;
+
+use crate::common::{TestHandler, probe, recv_value, send_text};
+
+/// Records how many messages each write carried.
+struct Counting {
+    inner: MemoryTransport,
+    writes: Arc<Mutex<Vec<usize>>>,
+}
+
+impl Transport for Counting {
+    type Error = memory::MemoryClosed;
+
+    fn send(
+        &mut self,
+        msg: Message,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.writes.lock().unwrap().push(1);
+        self.inner.send(msg)
+    }
+
+    fn send_many(
+        &mut self,
+        msgs: Vec<Message>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.writes.lock().unwrap().push(msgs.len());
+        // The trait's default: one `send` of the inner transport after the other.
+        self.inner.send_many(msgs)
+    }
+
+    async fn recv(&mut self) -> Result<Option<Message>, Self::Error> {
+        self.inner.recv().await
+    }
+}
+
+#[tokio::test]
+async fn pipelined_requests_are_answered_in_one_write() {
+    let (ours, mut remote) = memory::pair(64);
+    for id in 0..20 {
+        send_text(
+            &mut remote,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "echo", "params": {"n": id}}).to_string(),
+        )
+        .await;
+    }
+    let writes = Arc::new(Mutex::new(Vec::new()));
+    let transport = Counting {
+        inner: ours,
+        writes: writes.clone(),
+    };
+    let (probe, _events) = probe();
+    let (conn, _peer) = Connection::new(transport, TestHandler(probe), Config::default());
+    let run = tokio::spawn(conn.run());
+    // Every request answered once, in the order they were read.
+    for id in 0..20 {
+        let answer = recv_value(&mut remote).await;
+        assert_eq!(answer["id"], id);
+        assert_eq!(answer["result"]["n"], id);
+    }
+    // All twenty were read before the first write: one write carried them all.
+    assert_eq!(*writes.lock().unwrap(), [20]);
+    drop(remote);
+    run.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_single_reply_is_a_plain_send() {
+    let (ours, mut remote) = memory::pair(64);
+    let writes = Arc::new(Mutex::new(Vec::new()));
+    let transport = Counting {
+        inner: ours,
+        writes: writes.clone(),
+    };
+    let (probe, _events) = probe();
+    let (conn, _peer) = Connection::new(transport, TestHandler(probe), Config::default());
+    let run = tokio::spawn(conn.run());
+    for id in 0..3 {
+        send_text(
+            &mut remote,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "echo", "params": {}}).to_string(),
+        )
+        .await;
+        assert_eq!(recv_value(&mut remote).await["id"], id);
+    }
+    assert_eq!(*writes.lock().unwrap(), [1, 1, 1]);
+    drop(remote);
+    run.await.unwrap().unwrap();
+}
