@@ -1,0 +1,306 @@
+//! The HTTP scenarios: a server child process on 127.0.0.1:0, driven by closed-loop workers,
+//! each with its own keep-alive HTTP/1.1 connection (hyper's client connection, TCP_NODELAY).
+
+use std::process::{ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use bytes::Bytes;
+use http::{HeaderValue, Request, StatusCode};
+use http_body_util::{BodyExt as _, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use mcp_bench::procfs;
+use mcp_bench::wire::{self, Template};
+use tokio::net::TcpStream;
+
+/// How the requests are shaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// `initialize` once per connection, then `Mcp-Session-Id` on every request.
+    Stateful,
+    /// No session: every request stands alone (2025-11-25 headers).
+    Stateless,
+    /// Protocol revision 2026-07-28: `_meta` and `Mcp-Method`/`Mcp-Name` headers.
+    Modern,
+}
+
+/// An HTTP server child process, killed when dropped.
+pub(crate) struct Server {
+    process: std::process::Child,
+    _stdout: ChildStdout,
+    pub(crate) addr: String,
+}
+
+impl Server {
+    /// Starts `command` with `--http 127.0.0.1:0` and `--stateful` or `--stateless`, and reads
+    /// the bound address from the first line of its stdout.
+    pub(crate) fn spawn(command: &[String], stateful: bool, extra: &[&str]) -> Result<Self> {
+        use std::io::BufRead as _;
+        let (program, args) = command.split_first().context("empty server command")?;
+        let mut process = Command::new(program)
+            .args(args)
+            .args(["--http", "127.0.0.1:0"])
+            .arg(if stateful {
+                "--stateful"
+            } else {
+                "--stateless"
+            })
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {program}"))?;
+        let stdout = process.stdout.take().context("no stdout")?;
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let addr = line.trim().to_owned();
+        if addr.is_empty() {
+            let _ = process.kill();
+            let _ = process.wait();
+            bail!("{program} printed no address");
+        }
+        Ok(Self {
+            process,
+            _stdout: reader.into_inner(),
+            addr,
+        })
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.process.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// One keep-alive connection and the session it opened, if any.
+pub(crate) struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+    session: Option<HeaderValue>,
+    shape: Shape,
+}
+
+impl Conn {
+    /// Connects; for [`Shape::Stateful`], opens a session (`initialize` with id 0, then
+    /// `notifications/initialized`).
+    pub(crate) async fn open(addr: &str, shape: Shape) -> Result<Self> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(connection);
+        let mut conn = Self {
+            sender,
+            session: None,
+            shape,
+        };
+        if shape == Shape::Stateful {
+            conn.handshake().await?;
+        }
+        Ok(conn)
+    }
+
+    async fn handshake(&mut self) -> Result<()> {
+        let (status, session, body, content_type) =
+            self.post(wire::initialize().bytes(0), true).await?;
+        if status != StatusCode::OK {
+            bail!("initialize answered {status}");
+        }
+        let message = wire::http_message(&content_type, &body).map_err(anyhow::Error::msg)?;
+        wire::check(message, 0, b"").map_err(anyhow::Error::msg)?;
+        self.session = session;
+        let (status, ..) = self.post(wire::INITIALIZED.to_vec(), false).await?;
+        if !status.is_success() {
+            bail!("notifications/initialized answered {status}");
+        }
+        Ok(())
+    }
+
+    async fn post(
+        &mut self,
+        body: Vec<u8>,
+        initialize: bool,
+    ) -> Result<(StatusCode, Option<HeaderValue>, Bytes, String)> {
+        let mut request = Request::post("/mcp")
+            .header(http::header::HOST, "127.0.0.1")
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json, text/event-stream");
+        match self.shape {
+            Shape::Modern => {
+                for (name, value) in wire::modern_headers() {
+                    request = request.header(name, value);
+                }
+            }
+            _ if initialize => {}
+            _ => request = request.header("mcp-protocol-version", wire::LEGACY_VERSION),
+        }
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session.clone());
+        }
+        self.sender.ready().await?;
+        let response = self
+            .sender
+            .send_request(request.body(Full::new(Bytes::from(body)))?)
+            .await?;
+        let status = response.status();
+        let session = response.headers().get("mcp-session-id").cloned();
+        let content_type = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let body = response.into_body().collect().await?.to_bytes();
+        Ok((status, session, body, content_type))
+    }
+
+    /// One call: `request` with `id`; checks the answer holds `expect`.
+    pub(crate) async fn call(&mut self, request: &Template, id: u64, expect: &[u8]) -> Result<()> {
+        let (status, _, body, content_type) = self.post(request.bytes(id), false).await?;
+        if status != StatusCode::OK {
+            bail!(
+                "answered {status}: {}",
+                String::from_utf8_lossy(&body[..body.len().min(300)])
+            );
+        }
+        let message = wire::http_message(&content_type, &body).map_err(anyhow::Error::msg)?;
+        wire::check(message, id, expect).map_err(anyhow::Error::msg)
+    }
+}
+
+/// What a closed-loop run measured.
+pub(crate) struct Load {
+    pub(crate) requests_per_second: f64,
+    pub(crate) latencies: Vec<u64>,
+    pub(crate) server_cpu_ns_per_request: f64,
+}
+
+/// `concurrency` workers, each on its own connection, call `request` back to back for
+/// `warmup`, then for `duration`; req/s, latencies and server CPU per request over the
+/// measured window.
+pub(crate) async fn closed_loop(
+    server: &Server,
+    shape: Shape,
+    concurrency: usize,
+    request: Template,
+    expect: Vec<u8>,
+    warmup: Duration,
+    duration: Duration,
+) -> Result<Load> {
+    let mut conns = Vec::with_capacity(concurrency);
+    for _ in 0..concurrency {
+        conns.push(Conn::open(&server.addr, shape).await?);
+    }
+    let start = Instant::now();
+    let (measure_from, measure_to) = (start + warmup, start + warmup + duration);
+    let request = Arc::new(request);
+    let expect = Arc::new(expect);
+    let mut workers = Vec::with_capacity(concurrency);
+    for (worker, mut conn) in conns.into_iter().enumerate() {
+        let request = request.clone();
+        let expect = expect.clone();
+        workers.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut id = (worker as u64) << 32;
+            loop {
+                id += 1;
+                let sent = Instant::now();
+                if sent >= measure_to {
+                    return Ok::<_, anyhow::Error>(latencies);
+                }
+                conn.call(&request, id, &expect).await?;
+                let done = Instant::now();
+                if sent >= measure_from && done <= measure_to {
+                    latencies.push((done - sent).as_nanos() as u64);
+                }
+            }
+        }));
+    }
+    let pid = server.pid();
+    tokio::time::sleep_until(measure_from.into()).await;
+    let cpu_start = procfs::cpu_ns(pid)?;
+    tokio::time::sleep_until(measure_to.into()).await;
+    let cpu_stop = procfs::cpu_ns(pid)?;
+    let mut latencies = Vec::new();
+    for worker in workers {
+        latencies.extend(worker.await??);
+    }
+    if latencies.is_empty() {
+        bail!("no request completed in the measured window");
+    }
+    let requests = latencies.len() as f64;
+    Ok(Load {
+        requests_per_second: requests / duration.as_secs_f64(),
+        server_cpu_ns_per_request: cpu_stop.saturating_sub(cpu_start) as f64 / requests,
+        latencies,
+    })
+}
+
+/// Sequential calls of `request` on one connection for `duration` (at least 3); latencies.
+pub(crate) async fn sequential(
+    server: &Server,
+    shape: Shape,
+    request: &Template,
+    expect: &[u8],
+    duration: Duration,
+) -> Result<Vec<u64>> {
+    let mut conn = Conn::open(&server.addr, shape).await?;
+    conn.call(request, 1, expect).await?;
+    let mut latencies = Vec::new();
+    let start = Instant::now();
+    let mut id = 2;
+    while start.elapsed() < duration || latencies.len() < 3 {
+        let sent = Instant::now();
+        conn.call(request, id, expect).await?;
+        latencies.push(sent.elapsed().as_nanos() as u64);
+        id += 1;
+    }
+    Ok(latencies)
+}
+
+/// Opens `sessions` stateful sessions (over 8 connections, after 16 warm-up sessions) and
+/// keeps them; the growth of the server's resident memory per session, in KiB.
+pub(crate) async fn idle_sessions(server: &Server, sessions: usize) -> Result<f64> {
+    const WORKERS: usize = 8;
+    let pid = server.pid();
+    let mut conns = Vec::with_capacity(WORKERS);
+    for _ in 0..WORKERS {
+        let mut conn = Conn::open(&server.addr, Shape::Stateful).await?;
+        conn.handshake().await?;
+        conns.push(conn);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = procfs::vm_rss_kib(pid)?;
+    let mut workers = Vec::new();
+    for (i, mut conn) in conns.into_iter().enumerate() {
+        let count = sessions / WORKERS + usize::from(i < sessions % WORKERS);
+        workers.push(tokio::spawn(async move {
+            let mut kept = Vec::with_capacity(count);
+            for _ in 0..count {
+                conn.handshake().await?;
+                kept.extend(conn.session.clone());
+            }
+            Ok::<_, anyhow::Error>((conn, kept))
+        }));
+    }
+    let mut held = Vec::new();
+    for worker in workers {
+        held.push(worker.await??);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = procfs::vm_rss_kib(pid)?;
+    let opened: usize = held.iter().map(|(_, kept)| kept.len()).sum();
+    if opened != sessions {
+        bail!("{opened} of {sessions} sessions got a session id");
+    }
+    Ok(after.saturating_sub(before) as f64 / sessions as f64)
+}

@@ -1,0 +1,503 @@
+//! The scenarios, the report's groups and rows they fill, and the issue's targets.
+
+use anyhow::{Context as _, Result};
+use mcp_bench::report::{Impl, Results, Target, Unit};
+use mcp_bench::stats::latency_us;
+use mcp_bench::wire;
+use tokio::runtime::Runtime;
+
+use crate::Options;
+use crate::http::{self, Shape};
+use crate::machine;
+use crate::stdio::{self, Child};
+
+pub(crate) const SEQ: &str = "stdio sequential, loadgen and server pinned to one CPU";
+pub(crate) const PIPE: &str = "stdio pipelined, 32 calls in flight";
+pub(crate) const SPAWN: &str = "spawn to initialize result (stdio)";
+pub(crate) const LIST: &str = "tools/list with 1,000 tools (stdio, sequential)";
+pub(crate) const BLOB: &str = "1 MiB tool result (sequential)";
+pub(crate) const HTTP_STATEFUL: &str = "Streamable HTTP, stateful (closed loop, c workers)";
+pub(crate) const HTTP_STATELESS: &str = "Streamable HTTP, stateless (closed loop, c workers)";
+pub(crate) const HTTP_MODERN: &str = "Streamable HTTP, 2026-07-28 (closed loop, c workers)";
+pub(crate) const IDLE: &str = "idle stateful sessions (Streamable HTTP)";
+pub(crate) const MINIMAL: &str = "minimal stdio server (one echo tool)";
+
+/// The concurrencies of the HTTP closed loops.
+const CONCURRENCY: [usize; 4] = [1, 8, 64, 256];
+/// The rows of each concurrency (req/s, p50, p99, server CPU per request).
+const HTTP_ROWS: [[&str; 4]; 4] = [
+    [
+        "c=1 req/s",
+        "c=1 p50",
+        "c=1 p99",
+        "c=1 server CPU per request",
+    ],
+    [
+        "c=8 req/s",
+        "c=8 p50",
+        "c=8 p99",
+        "c=8 server CPU per request",
+    ],
+    [
+        "c=64 req/s",
+        "c=64 p50",
+        "c=64 p99",
+        "c=64 server CPU per request",
+    ],
+    [
+        "c=256 req/s",
+        "c=256 p50",
+        "c=256 p99",
+        "c=256 server CPU per request",
+    ],
+];
+const IDLE_1K: &str = "KiB per session, 1,000 sessions";
+const IDLE_10K: &str = "KiB per session, 10,000 sessions";
+
+const fn target(
+    label: &'static str,
+    group: &'static str,
+    row: &'static str,
+    against: Option<Impl>,
+    at_most: bool,
+    threshold: f64,
+) -> Target {
+    Target {
+        label,
+        group,
+        row,
+        against,
+        at_most,
+        threshold,
+    }
+}
+
+/// The targets of issue 15, each a ratio in the same run (or an absolute limit).
+pub(crate) const TARGETS: [Target; 10] = [
+    target(
+        "stdio pinned p50 <= 1.5x floor",
+        SEQ,
+        "p50",
+        Some(Impl::Floor),
+        true,
+        1.5,
+    ),
+    target(
+        "stdio pipelined calls/s >= 0.5x floor",
+        PIPE,
+        "calls/s",
+        Some(Impl::Floor),
+        false,
+        0.5,
+    ),
+    target(
+        "stdio server CPU per call <= 3x floor",
+        PIPE,
+        "server CPU per call",
+        Some(Impl::Floor),
+        true,
+        3.0,
+    ),
+    target(
+        "HTTP server CPU per request (stateful, c=64; issue: c=50) <= 1.3x floor",
+        HTTP_STATEFUL,
+        "c=64 server CPU per request",
+        Some(Impl::Floor),
+        true,
+        1.3,
+    ),
+    target(
+        "HTTP stateful req/s at c=1 >= 0.85x floor",
+        HTTP_STATEFUL,
+        "c=1 req/s",
+        Some(Impl::Floor),
+        false,
+        0.85,
+    ),
+    target(
+        "HTTP stateful req/s at c=64 (issue: c=50) >= 0.85x floor",
+        HTTP_STATEFUL,
+        "c=64 req/s",
+        Some(Impl::Floor),
+        false,
+        0.85,
+    ),
+    target(
+        "spawn to initialize <= 1.3x floor",
+        SPAWN,
+        "p50",
+        Some(Impl::Floor),
+        true,
+        1.3,
+    ),
+    target(
+        "<= 12 KiB per idle session (1,000 sessions)",
+        IDLE,
+        IDLE_1K,
+        None,
+        true,
+        12.0,
+    ),
+    target(
+        "minimal stdio server packages <= rmcp's",
+        MINIMAL,
+        "packages",
+        Some(Impl::Rmcp),
+        true,
+        1.0,
+    ),
+    target(
+        "minimal stdio server cold release build <= rmcp's",
+        MINIMAL,
+        "cold release build",
+        Some(Impl::Rmcp),
+        true,
+        1.0,
+    ),
+];
+
+/// A scenario: its name (for `--only`) and what runs it.
+struct Scenario {
+    name: &'static str,
+    run: fn(&Ctx<'_>, &mut Results, usize),
+}
+
+const SCENARIOS: [Scenario; 11] = [
+    Scenario {
+        name: "stdio-sequential",
+        run: stdio_sequential,
+    },
+    Scenario {
+        name: "stdio-pipelined",
+        run: stdio_pipelined,
+    },
+    Scenario {
+        name: "spawn-initialize",
+        run: spawn_initialize,
+    },
+    Scenario {
+        name: "tools-list",
+        run: tools_list,
+    },
+    Scenario {
+        name: "blob-stdio",
+        run: blob_stdio,
+    },
+    Scenario {
+        name: "http-stateful",
+        run: |cx, r, _| http_load(cx, r, Shape::Stateful),
+    },
+    Scenario {
+        name: "http-stateless",
+        run: |cx, r, _| http_load(cx, r, Shape::Stateless),
+    },
+    Scenario {
+        name: "http-2026-07-28",
+        run: |cx, r, _| http_load(cx, r, Shape::Modern),
+    },
+    Scenario {
+        name: "blob-http",
+        run: blob_http,
+    },
+    Scenario {
+        name: "idle-sessions",
+        run: idle_sessions,
+    },
+    Scenario {
+        name: "minimal",
+        run: minimal,
+    },
+];
+
+struct Ctx<'a> {
+    options: &'a Options,
+    runtime: &'a Runtime,
+}
+
+impl Ctx<'_> {
+    /// The server command of `imp` for stdio or HTTP.
+    fn command(&self, imp: Impl, stdio: bool) -> Vec<String> {
+        let name = match (imp, stdio) {
+            (Impl::Floor, true) => "floor-stdio",
+            (Impl::Floor, false) => "floor-http",
+            (Impl::Rmcp, _) => "echo-rmcp",
+            (Impl::Ours, _) => "echo-ours",
+        };
+        vec![
+            self.options
+                .bin_dir
+                .join(name)
+                .to_string_lossy()
+                .into_owned(),
+        ]
+    }
+}
+
+/// Runs every selected scenario `reps` times for each implementation (implementations
+/// interleaved within a repetition, so that a noisy moment does not hit one of them only).
+pub(crate) fn run_all(options: &Options, runtime: &Runtime, results: &mut Results) -> Result<()> {
+    let cx = Ctx { options, runtime };
+    let selected: Vec<&Scenario> = SCENARIOS
+        .iter()
+        .filter(|s| {
+            options
+                .only
+                .as_deref()
+                .is_none_or(|only| s.name.contains(only))
+        })
+        .collect();
+    for rep in 0..options.reps {
+        for scenario in &selected {
+            eprintln!(
+                "loadgen: {} (repetition {} of {})",
+                scenario.name,
+                rep + 1,
+                options.reps
+            );
+            (scenario.run)(&cx, results, rep);
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f`, recording its error as a failure of `what`.
+fn attempt(
+    results: &mut Results,
+    what: &str,
+    imp: Impl,
+    f: impl FnOnce(&mut Results) -> Result<()>,
+) {
+    if let Err(e) = f(results) {
+        eprintln!("loadgen: {what} / {} failed: {e:#}", imp.name());
+        results
+            .failures
+            .push(format!("{what} / {}: {e:#}", imp.name()));
+    }
+}
+
+fn echo_expect() -> Vec<u8> {
+    format!("\"{}\"", wire::ECHO_TEXT).into_bytes()
+}
+
+fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    for imp in Impl::ALL {
+        attempt(results, SEQ, imp, |results| {
+            let _pinned = stdio::pin(cx.options.pin)?;
+            let mut child = Child::spawn(&cx.command(imp, true))?;
+            child.handshake()?;
+            let lat = stdio::sequential(
+                &mut child,
+                &wire::echo(),
+                &echo_expect(),
+                cx.options.warmup,
+                cx.options.duration,
+            )?;
+            let p = latency_us(lat);
+            results.add(SEQ, "p50", Unit::Micros, imp, p.p50);
+            results.add(SEQ, "p90", Unit::Micros, imp, p.p90);
+            results.add(SEQ, "p99", Unit::Micros, imp, p.p99);
+            Ok(())
+        });
+    }
+}
+
+fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    for imp in Impl::ALL {
+        attempt(results, PIPE, imp, |results| {
+            let child = Child::spawn(&cx.command(imp, true))?;
+            let run = stdio::pipelined(child, 32, cx.options.warmup, cx.options.duration)?;
+            let p = latency_us(run.latencies);
+            results.add(PIPE, "calls/s", Unit::PerSecond, imp, run.calls_per_second);
+            results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
+            results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
+            let cpu = run.server_cpu_ns_per_call / 1000.0;
+            results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
+            Ok(())
+        });
+    }
+}
+
+fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    let times = if cx.options.smoke { 5 } else { 20 };
+    for imp in Impl::ALL {
+        attempt(results, SPAWN, imp, |results| {
+            let spans = stdio::spawn_to_initialize(&cx.command(imp, true), times)?;
+            let p = latency_us(spans);
+            results.add(SPAWN, "p50", Unit::Micros, imp, p.p50);
+            results.add(SPAWN, "p90", Unit::Micros, imp, p.p90);
+            Ok(())
+        });
+    }
+}
+
+fn tools_list(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    for imp in Impl::ALL {
+        attempt(results, LIST, imp, |results| {
+            let mut command = cx.command(imp, true);
+            command.extend(["--tools".to_owned(), "1000".to_owned()]);
+            let mut child = Child::spawn(&command)?;
+            child.handshake()?;
+            let lat = stdio::sequential(
+                &mut child,
+                &wire::tools_list(),
+                b"\"tool_999\"",
+                cx.options.warmup,
+                cx.options.duration,
+            )?;
+            let p = latency_us(lat);
+            results.add(LIST, "p50", Unit::Micros, imp, p.p50);
+            results.add(LIST, "p99", Unit::Micros, imp, p.p99);
+            Ok(())
+        });
+    }
+}
+
+const MIB: usize = 1 << 20;
+
+/// Adds a blob run's p50 and throughput (MB/s, 10^6 bytes) under `transport`.
+fn add_blob(results: &mut Results, transport: &str, imp: Impl, latencies: Vec<u64>) {
+    let total_ns: u64 = latencies.iter().sum();
+    let mb_per_s = (latencies.len() * MIB) as f64 / (total_ns as f64 / 1e9) / 1e6;
+    let p = latency_us(latencies);
+    results.add(BLOB, &format!("{transport} p50"), Unit::Micros, imp, p.p50);
+    results.add(
+        BLOB,
+        &format!("{transport} MB/s"),
+        Unit::MegabytesPerSecond,
+        imp,
+        mb_per_s,
+    );
+}
+
+fn blob_stdio(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    for imp in Impl::ALL {
+        attempt(results, BLOB, imp, |results| {
+            let mut child = Child::spawn(&cx.command(imp, true))?;
+            child.handshake()?;
+            let lat = stdio::sequential(
+                &mut child,
+                &wire::blob(MIB),
+                b"xxxxxxxxxxxxxxxx",
+                cx.options.warmup,
+                cx.options.duration,
+            )?;
+            add_blob(results, "stdio", imp, lat);
+            Ok(())
+        });
+    }
+}
+
+fn http_group(shape: Shape) -> &'static str {
+    match shape {
+        Shape::Stateful => HTTP_STATEFUL,
+        Shape::Stateless => HTTP_STATELESS,
+        Shape::Modern => HTTP_MODERN,
+    }
+}
+
+fn http_load(cx: &Ctx<'_>, results: &mut Results, shape: Shape) {
+    let group = http_group(shape);
+    for imp in Impl::ALL {
+        attempt(results, group, imp, |results| {
+            let server =
+                http::Server::spawn(&cx.command(imp, false), shape == Shape::Stateful, &[])?;
+            for (c, rows) in CONCURRENCY.iter().zip(HTTP_ROWS) {
+                let request = if shape == Shape::Modern {
+                    wire::modern_echo()
+                } else {
+                    wire::echo()
+                };
+                let load = cx
+                    .runtime
+                    .block_on(http::closed_loop(
+                        &server,
+                        shape,
+                        *c,
+                        request,
+                        echo_expect(),
+                        cx.options.warmup,
+                        cx.options.duration,
+                    ))
+                    .with_context(|| format!("c={c}"))?;
+                let p = latency_us(load.latencies);
+                results.add(
+                    group,
+                    rows[0],
+                    Unit::PerSecond,
+                    imp,
+                    load.requests_per_second,
+                );
+                results.add(group, rows[1], Unit::Micros, imp, p.p50);
+                results.add(group, rows[2], Unit::Micros, imp, p.p99);
+                let cpu = load.server_cpu_ns_per_request / 1000.0;
+                results.add(group, rows[3], Unit::Micros, imp, cpu);
+            }
+            Ok(())
+        });
+    }
+}
+
+fn blob_http(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    for imp in Impl::ALL {
+        attempt(results, BLOB, imp, |results| {
+            let server = http::Server::spawn(&cx.command(imp, false), true, &[])?;
+            let lat = cx.runtime.block_on(http::sequential(
+                &server,
+                Shape::Stateful,
+                &wire::blob(MIB),
+                b"xxxxxxxxxxxxxxxx",
+                cx.options.duration,
+            ))?;
+            add_blob(results, "HTTP", imp, lat);
+            Ok(())
+        });
+    }
+}
+
+fn idle_sessions(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    let counts = if cx.options.smoke {
+        [
+            (100, "KiB per session, 100 sessions (smoke)"),
+            (200, "KiB per session, 200 sessions (smoke)"),
+        ]
+    } else {
+        [(1000, IDLE_1K), (10_000, IDLE_10K)]
+    };
+    for (sessions, row) in counts {
+        results.not_applicable(IDLE, row, Unit::KiB, Impl::Floor);
+        for imp in [Impl::Rmcp, Impl::Ours] {
+            attempt(results, IDLE, imp, |results| {
+                let server = http::Server::spawn(&cx.command(imp, false), true, &[])?;
+                let kib = cx
+                    .runtime
+                    .block_on(http::idle_sessions(&server, sessions))?;
+                results.add(IDLE, row, Unit::KiB, imp, kib);
+                Ok(())
+            });
+        }
+    }
+}
+
+fn minimal(cx: &Ctx<'_>, results: &mut Results, rep: usize) {
+    // Package counts do not vary and a cold build takes minutes: the first repetition only.
+    if rep > 0 {
+        return;
+    }
+    results.not_applicable(MINIMAL, "packages", Unit::Count, Impl::Floor);
+    if cx.options.cold_build {
+        results.not_applicable(MINIMAL, "cold release build", Unit::Seconds, Impl::Floor);
+    }
+    for (imp, package) in [(Impl::Rmcp, "minimal-rmcp"), (Impl::Ours, "minimal-ours")] {
+        attempt(results, MINIMAL, imp, |results| {
+            let manifest = cx.options.manifest.as_deref().context("needs --manifest")?;
+            let count = machine::package_count(manifest, package)?;
+            results.add(MINIMAL, "packages", Unit::Count, imp, count as f64);
+            if cx.options.cold_build {
+                let scratch = cx.options.bin_dir.join("cold-build");
+                let seconds = machine::cold_build_seconds(manifest, package, &scratch)?;
+                results.add(MINIMAL, "cold release build", Unit::Seconds, imp, seconds);
+            }
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,292 @@
+//! The stdio scenarios: a server child process driven over its stdin/stdout with blocking
+//! I/O (no runtime on the load generator's side), the requests pre-serialized.
+
+use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use mcp_bench::procfs;
+use mcp_bench::wire::{self, Answer, Template};
+use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+use nix::unistd::Pid;
+
+/// A server on stdio, killed when dropped.
+pub(crate) struct Child {
+    process: std::process::Child,
+    stdin: Option<BufWriter<ChildStdin>>,
+    stdout: BufReader<ChildStdout>,
+    line: Vec<u8>,
+}
+
+impl Child {
+    /// Starts `command` (program and arguments) with `--stdio`, stderr discarded.
+    pub(crate) fn spawn(command: &[String]) -> Result<Self> {
+        let (program, args) = command.split_first().context("empty server command")?;
+        let mut process = Command::new(program)
+            .args(args)
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {program}"))?;
+        let stdin = process.stdin.take().context("no stdin")?;
+        let stdout = process.stdout.take().context("no stdout")?;
+        Ok(Self {
+            process,
+            stdin: Some(BufWriter::with_capacity(1 << 16, stdin)),
+            stdout: BufReader::with_capacity(1 << 16, stdout),
+            line: Vec::new(),
+        })
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.process.id()
+    }
+
+    fn stdin(&mut self) -> &mut BufWriter<ChildStdin> {
+        self.stdin
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("stdin taken"))
+    }
+
+    /// Writes one message and a newline, and flushes.
+    pub(crate) fn send(&mut self, message: &[u8]) -> Result<()> {
+        let stdin = self.stdin();
+        stdin.write_all(message)?;
+        stdin.write_all(b"\n")?;
+        stdin.flush()?;
+        Ok(())
+    }
+
+    /// The next non-empty line.
+    pub(crate) fn read(&mut self) -> Result<&[u8]> {
+        read_line(&mut self.stdout, &mut self.line)?;
+        Ok(self.line.trim_ascii())
+    }
+
+    /// Sends a request and waits for its response, skipping notifications; checks it.
+    pub(crate) fn call(&mut self, request: &[u8], id: u64, expect: &[u8]) -> Result<()> {
+        self.send(request)?;
+        self.response(id, expect)
+    }
+
+    fn response(&mut self, id: u64, expect: &[u8]) -> Result<()> {
+        loop {
+            let message = self.read()?;
+            if wire::classify(message) != Answer::Notification {
+                return wire::check(message, id, expect).map_err(anyhow::Error::msg);
+            }
+        }
+    }
+
+    /// `initialize` (id 0) and `notifications/initialized`.
+    pub(crate) fn handshake(&mut self) -> Result<()> {
+        self.call(&wire::initialize().bytes(0), 0, b"")?;
+        self.send(wire::INITIALIZED)
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+fn read_line(input: &mut BufReader<ChildStdout>, line: &mut Vec<u8>) -> Result<()> {
+    loop {
+        line.clear();
+        if input.read_until(b'\n', line)? == 0 {
+            bail!("the server closed its stdout");
+        }
+        if !line.trim_ascii().is_empty() {
+            return Ok(());
+        }
+    }
+}
+
+/// Pins the calling thread (and so the children it spawns from now on) to `cpu`; the
+/// returned guard restores the previous affinity.
+pub(crate) fn pin(cpu: usize) -> Result<Pinned> {
+    let before = sched_getaffinity(Pid::from_raw(0))?;
+    let mut only = CpuSet::new();
+    only.set(cpu)?;
+    sched_setaffinity(Pid::from_raw(0), &only).with_context(|| format!("pinning to CPU {cpu}"))?;
+    Ok(Pinned(before))
+}
+
+pub(crate) struct Pinned(CpuSet);
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        let _ = sched_setaffinity(Pid::from_raw(0), &self.0);
+    }
+}
+
+/// Calls `request` one at a time for `warmup`, then for `duration`; the latencies (ns) of
+/// the measured calls (at least 3).
+pub(crate) fn sequential(
+    child: &mut Child,
+    request: &Template,
+    expect: &[u8],
+    warmup: Duration,
+    duration: Duration,
+) -> Result<Vec<u64>> {
+    let mut id = 1;
+    let mut bytes = Vec::new();
+    let warm_end = Instant::now() + warmup;
+    while Instant::now() < warm_end {
+        bytes.clear();
+        request.write(id, &mut bytes);
+        child.call(&bytes, id, expect)?;
+        id += 1;
+    }
+    let mut latencies = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < duration || latencies.len() < 3 {
+        bytes.clear();
+        request.write(id, &mut bytes);
+        let sent = Instant::now();
+        child.call(&bytes, id, expect)?;
+        latencies.push(sent.elapsed().as_nanos() as u64);
+        id += 1;
+    }
+    Ok(latencies)
+}
+
+/// What a pipelined run measured.
+pub(crate) struct Pipelined {
+    pub(crate) calls_per_second: f64,
+    pub(crate) latencies: Vec<u64>,
+    pub(crate) server_cpu_ns_per_call: f64,
+}
+
+/// Slots for send times, indexed by id; more than the calls ever in flight.
+const SLOTS: usize = 4096;
+
+/// Keeps `in_flight` echo calls outstanding (a writer thread sends one whenever a response
+/// arrives) for `warmup`, then for `duration`; calls/s, latencies and server CPU per call
+/// over the measured window.
+pub(crate) fn pipelined(
+    mut child: Child,
+    in_flight: usize,
+    warmup: Duration,
+    duration: Duration,
+) -> Result<Pipelined> {
+    assert!(in_flight < SLOTS);
+    child.handshake()?;
+    let pid = child.pid();
+    let base = Instant::now();
+    let sent_at: Arc<Vec<AtomicU64>> = Arc::new((0..SLOTS).map(|_| AtomicU64::new(0)).collect());
+    let (credits, credit_rx) = mpsc::channel::<bool>();
+    let mut stdin = child.stdin.take().context("no stdin")?;
+    let writer_sent_at = sent_at.clone();
+    let writer = std::thread::spawn(move || -> Result<BufWriter<ChildStdin>> {
+        let request = wire::echo();
+        let mut id = 1u64;
+        let mut bytes = Vec::new();
+        while let Ok(true) = credit_rx.recv() {
+            let mut more = true;
+            while more {
+                bytes.clear();
+                request.write(id, &mut bytes);
+                bytes.push(b'\n');
+                let now = base.elapsed().as_nanos() as u64;
+                writer_sent_at[id as usize % SLOTS].store(now, Ordering::Relaxed);
+                stdin.write_all(&bytes)?;
+                id += 1;
+                more = matches!(credit_rx.try_recv(), Ok(true));
+            }
+            stdin.flush()?;
+        }
+        Ok(stdin)
+    });
+    for _ in 0..in_flight {
+        let _ = credits.send(true);
+    }
+    let expect = format!("\"{}\"", wire::ECHO_TEXT).into_bytes();
+    let (warm_end, end) = (warmup, warmup + duration);
+    let mut outstanding = in_flight;
+    let mut window: Option<(Duration, u64)> = None;
+    let mut measured = None;
+    let mut latencies = Vec::new();
+    let mut done = 0u64;
+    let mut failure = None;
+    while outstanding > 0 {
+        let message = match child.read() {
+            Ok(m) => m,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        let id = match wire::classify(message) {
+            Answer::Result(id) => id,
+            Answer::Notification => continue,
+            Answer::Other(text) => {
+                failure = Some(anyhow::anyhow!(text));
+                break;
+            }
+        };
+        if let Err(e) = wire::check(message, id, &expect) {
+            failure = Some(anyhow::anyhow!(e));
+            break;
+        }
+        let now = base.elapsed();
+        let sent = Duration::from_nanos(sent_at[id as usize % SLOTS].load(Ordering::Relaxed));
+        if now >= warm_end && window.is_none() {
+            window = Some((now, procfs::cpu_ns(pid)?));
+        }
+        if window.is_some() && measured.is_none() {
+            latencies.push(now.saturating_sub(sent).as_nanos() as u64);
+            done += 1;
+        }
+        if now >= end && measured.is_none() {
+            measured = Some((now, procfs::cpu_ns(pid)?, done));
+        }
+        if measured.is_none() {
+            let _ = credits.send(true);
+        } else {
+            outstanding -= 1;
+        }
+    }
+    let _ = credits.send(false);
+    drop(credits);
+    let stdin = writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer panicked"))?;
+    child.stdin = stdin.ok();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let ((start, cpu_start), Some((stop, cpu_stop, calls))) =
+        (window.context("no call completed")?, measured)
+    else {
+        bail!("the run ended early");
+    };
+    let seconds = (stop - start).as_secs_f64();
+    Ok(Pipelined {
+        calls_per_second: calls as f64 / seconds,
+        latencies,
+        server_cpu_ns_per_call: cpu_stop.saturating_sub(cpu_start) as f64 / calls.max(1) as f64,
+    })
+}
+
+/// Spawns the server `times` times; the time from spawn to the `initialize` result, in ns.
+pub(crate) fn spawn_to_initialize(command: &[String], times: usize) -> Result<Vec<u64>> {
+    let request = wire::initialize().bytes(0);
+    let mut spans = Vec::with_capacity(times);
+    for _ in 0..times {
+        let start = Instant::now();
+        let mut child = Child::spawn(command)?;
+        child.call(&request, 0, b"")?;
+        spans.push(start.elapsed().as_nanos() as u64);
+    }
+    Ok(spans)
+}

@@ -1,0 +1,16 @@
+//! The pure parts of the benchmark harness of `cargo xtask bench` (issue 15), shared by its
+//! binaries and unit-tested here: the servers' command line ([`args`]), the floors' JSON-RPC
+//! echo ([`floor`]), raw JSON-RPC request bytes and response checks ([`wire`]), percentiles
+//! and summaries ([`stats`]), `/proc` parsing ([`procfs`]) and the markdown report
+//! ([`report`]).
+//!
+//! The binaries: `echo-ours` and `echo-rmcp` (the same echo server on each SDK),
+//! `floor-stdio` and `floor-http` (the raw floors), and `loadgen` (the neutral load generator
+//! that runs every scenario and writes the report).
+
+pub mod args;
+pub mod floor;
+pub mod procfs;
+pub mod report;
+pub mod stats;
+pub mod wire;
