@@ -114,6 +114,25 @@ struct Envelope<'a> {
     error: Option<&'a RawValue>,
 }
 
+#[derive(Deserialize)]
+struct ToolsPage {
+    result: ToolsResult,
+}
+
+#[derive(Deserialize)]
+struct ToolsResult {
+    tools: Vec<serde::de::IgnoredAny>,
+    #[serde(rename = "nextCursor", default)]
+    next_cursor: Option<String>,
+}
+
+/// The number of tools in a `tools/list` response and its `nextCursor`.
+pub fn tools_page(message: &[u8]) -> Result<(usize, Option<String>), String> {
+    let page: ToolsPage = serde_json::from_slice(message)
+        .map_err(|e| format!("not a tools/list result ({e}): {}", lossy(message)))?;
+    Ok((page.result.tools.len(), page.result.next_cursor))
+}
+
 /// What a message from the server is.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -234,6 +253,15 @@ mod tests {
             Answer::Notification
         );
         assert!(matches!(classify(b"nope"), Answer::Other(_)));
+    }
+
+    #[test]
+    fn pages() {
+        let page = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"},{"name":"b"}],"nextCursor":"2"}}"#;
+        assert_eq!(tools_page(page), Ok((2, Some("2".to_owned()))));
+        let last = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
+        assert_eq!(tools_page(last), Ok((0, None)));
+        assert!(tools_page(b"{}").is_err());
     }
 
     #[test]

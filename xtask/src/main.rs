@@ -1,5 +1,8 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
+//! - `bench [--smoke] [--reps N] [--only SUBSTRING]`: the benchmark harness of `bench/`: our
+//!   SDK against rmcp and the raw floors on stdio and Streamable HTTP; prints the markdown
+//!   report and saves it to `target/bench-report.md`.
 //! - `ci`: everything CI checks, in order (this is the README's test command).
 //! - `check-deps`: the crate dependency DAG of STYLE.md, read from `cargo metadata`.
 //! - `conformance`: the official MCP conformance suite against `everything-server --http`
@@ -15,6 +18,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
 mod conformance;
 mod deps;
 mod fuzz;
@@ -31,6 +35,7 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cmd = args.first().map(String::as_str).unwrap_or("help");
     match cmd {
+        "bench" => bench::bench(&args[1..]),
         "ci" => ci(),
         "check-deps" => deps::check_deps(),
         "conformance" => conformance::conformance(),
@@ -47,7 +52,7 @@ fn main() -> Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci|check-deps|conformance|fuzz [--seconds N] [target...]|setup|soak [--minutes M]|spec-check <dir>>"
+                "usage: cargo xtask <bench [--smoke] [--reps N] [--only S]|ci|check-deps|conformance|fuzz [--seconds N] [target...]|setup|soak [--minutes M]|spec-check <dir>>"
             );
             if cmd == "help" {
                 Ok(())
@@ -199,9 +204,11 @@ fn ci() -> Result<()> {
     deps::check_deps()?;
     spec::spec_check(&shared_spec_dir())?;
     conformance::conformance()?;
-    // Short runs of the long checks: each fuzz target for a few seconds, a one-minute soak.
+    // Short runs of the long checks: each fuzz target for a few seconds, a one-minute soak,
+    // every benchmark scenario once.
     fuzz::smoke()?;
     soak::smoke()?;
+    bench::smoke()?;
     eprintln!("xtask ci: all steps passed");
     Ok(())
 }

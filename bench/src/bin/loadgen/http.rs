@@ -110,6 +110,8 @@ impl Conn {
     }
 
     async fn handshake(&mut self) -> Result<()> {
+        // A new session: the initialize POST carries no session id.
+        self.session = None;
         let (status, session, body, content_type) =
             self.post(wire::initialize().bytes(0), true).await?;
         if status != StatusCode::OK {

@@ -76,10 +76,46 @@ impl Child {
     }
 
     fn response(&mut self, id: u64, expect: &[u8]) -> Result<()> {
+        self.response_message(id, expect).map(|_| ())
+    }
+
+    /// The response to request `id`, checked.
+    fn response_message(&mut self, id: u64, expect: &[u8]) -> Result<&[u8]> {
         loop {
-            let message = self.read()?;
+            read_line(&mut self.stdout, &mut self.line)?;
+            let message = self.line.trim_ascii();
             if wire::classify(message) != Answer::Notification {
-                return wire::check(message, id, expect).map_err(anyhow::Error::msg);
+                wire::check(message, id, expect).map_err(anyhow::Error::msg)?;
+                return Ok(self.line.trim_ascii());
+            }
+        }
+    }
+
+    /// Lists every tool, following `nextCursor`, with ids from `*id` on; the number of pages
+    /// and of tools.
+    pub(crate) fn list_all_tools(&mut self, id: &mut u64) -> Result<(usize, usize)> {
+        let (mut pages, mut tools) = (0, 0);
+        let mut cursor: Option<String> = None;
+        loop {
+            let request = match &cursor {
+                None => wire::tools_list(),
+                Some(cursor) => wire::Template::new(
+                    "tools/list",
+                    Some(&format!(
+                        r#"{{"cursor":{}}}"#,
+                        serde_json::to_string(cursor)?
+                    )),
+                ),
+            };
+            self.send(&request.bytes(*id))?;
+            let message = self.response_message(*id, b"")?;
+            *id += 1;
+            let page = wire::tools_page(message).map_err(anyhow::Error::msg)?;
+            pages += 1;
+            tools += page.0;
+            match page.1 {
+                Some(next) => cursor = Some(next),
+                None => return Ok((pages, tools)),
             }
         }
     }
@@ -158,6 +194,39 @@ pub(crate) fn sequential(
         id += 1;
     }
     Ok(latencies)
+}
+
+/// Lists all tools (following `nextCursor`) one listing at a time for `warmup`, then for
+/// `duration`; the latencies (ns) of the measured listings (at least 3) and the pages of
+/// one listing. Fails unless each listing yields `expect_tools` tools.
+pub(crate) fn list_tools(
+    child: &mut Child,
+    expect_tools: usize,
+    warmup: Duration,
+    duration: Duration,
+) -> Result<(Vec<u64>, usize)> {
+    let mut id = 1;
+    let mut pages = 0;
+    let mut latencies = Vec::new();
+    let warm_end = Instant::now() + warmup;
+    let mut start = None;
+    loop {
+        let now = Instant::now();
+        if now >= warm_end {
+            let start = *start.get_or_insert(now);
+            if start.elapsed() >= duration && latencies.len() >= 3 {
+                return Ok((latencies, pages));
+            }
+        }
+        let (got_pages, tools) = child.list_all_tools(&mut id)?;
+        if tools != expect_tools {
+            bail!("listed {tools} tools, expected {expect_tools}");
+        }
+        pages = got_pages;
+        if now >= warm_end {
+            latencies.push(now.elapsed().as_nanos() as u64);
+        }
+    }
 }
 
 /// What a pipelined run measured.
