@@ -134,7 +134,7 @@ impl Floor {
                 });
                 write(out, id, &result);
             }
-            "ping" => write(out, id, &json!({})),
+            "ping" => write(out, id, json!({})),
             other => error(out, id, -32601, &format!("Method not found: {other}")),
         }
         true
