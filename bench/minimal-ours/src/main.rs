@@ -25,6 +25,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?
-        .block_on(async { server.serve(StdioTransport::stdio()?).await })?;
-    Ok(())
+        .block_on(async {
+            let transport = StdioTransport::stdio()?;
+            server.serve(transport).await?;
+            Ok(())
+        })
 }
