@@ -149,6 +149,12 @@ impl RequestContext {
         &self.extensions
     }
 
+    /// The extensions, shared: a cheap clone of the `Arc` the context holds (for a handler
+    /// that hands them on to its own per-request state).
+    pub fn shared_extensions(&self) -> Arc<Extensions> {
+        self.extensions.clone()
+    }
+
     /// The extensions, mutably: for a handler that wraps another and passes data on (a
     /// layer), or to take them out with `std::mem::take`. Copies them first only if this
     /// context has been cloned.

@@ -387,7 +387,13 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 }
 
 fn decode_object(bytes: &[u8]) -> Message {
-    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+    // Valid UTF-8 (the usual case) is checked once here, in one pass, and parsed as a `str`;
+    // `from_slice` would check every string and raw value on its own.
+    let parsed = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    };
+    let env: Envelope<'_> = match parsed {
         Ok(env) => env,
         Err(e) => return classify(bytes, e),
     };

@@ -68,7 +68,7 @@ fn unsupported(requested: &str) -> ErrorObject {
 pub(crate) async fn serve(
     server: &Server,
     request: Request,
-    mut ctx: RequestContext,
+    ctx: RequestContext,
     meta: RequestMeta,
 ) -> Reply {
     let (Some(version), Some(capabilities)) = (meta.protocol_version, meta.client_capabilities)
@@ -109,8 +109,8 @@ pub(crate) async fn serve(
             .map_err(|e| error_object(&e, &version));
     }
 
-    // Moved (not cloned) into the handler's `Context`.
-    let extensions = Arc::new(std::mem::take(ctx.extensions_mut()));
+    // Shared (not copied) with the handler's `Context`.
+    let extensions = ctx.shared_extensions();
     let with_input = WITH_INPUT.contains(&method);
     let mut binding = None;
     let input = if with_input {

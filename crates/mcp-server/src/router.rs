@@ -37,6 +37,26 @@ fn is_capability_not_declared(e: &(dyn std::error::Error + 'static)) -> bool {
     matches!(find_mcp_error(e), Some(Error::CapabilityNotDeclared(_)))
 }
 
+/// The features a client was offered, of the capabilities the router checks.
+#[derive(Clone, Copy)]
+struct Offered {
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+    completions: bool,
+}
+
+impl From<&ServerCapabilities> for Offered {
+    fn from(caps: &ServerCapabilities) -> Self {
+        Offered {
+            tools: caps.tools.is_some(),
+            resources: caps.resources.is_some(),
+            prompts: caps.prompts.is_some(),
+            completions: caps.completions.is_some(),
+        }
+    }
+}
+
 fn unknown(what: &str, name: &str) -> BoxError {
     Box::new(Error::invalid_params(format!("Unknown {what}: {name}")))
 }
@@ -90,8 +110,16 @@ impl Router<'_> {
 
     async fn route(&self, req: McpRequest) -> Reply {
         let (method, params, cx) = req.into_parts();
-        if let Some(reply) =
-            crate::tasks::methods::route(self.server, &method, params.as_deref(), &cx).await
+        // Boxed, and only for `tasks/*`: its future is large, and every request's future is
+        // as large as the largest thing it awaits.
+        if method.starts_with("tasks/")
+            && let Some(reply) = Box::pin(crate::tasks::methods::route(
+                self.server,
+                &method,
+                params.as_deref(),
+                &cx,
+            ))
+            .await
         {
             return reply;
         }
@@ -107,7 +135,7 @@ impl Router<'_> {
         let filters = &inner.filters;
         let cache = &inner.cache;
         match request {
-            ClientRequest::ListTools(p) if caps.tools.is_some() => {
+            ClientRequest::ListTools(p) if caps.tools => {
                 let list = List {
                     registry: &inner.tools,
                     field: "tools",
@@ -116,11 +144,11 @@ impl Router<'_> {
                 };
                 self.list(list, p.cursor, &cx)
             }
-            ClientRequest::CallTool(mut p) if caps.tools.is_some() => {
+            ClientRequest::CallTool(mut p) if caps.tools => {
                 cx.set_meta(p.meta.take());
                 self.call_tool(p, cx).await
             }
-            ClientRequest::ListResources(p) if caps.resources.is_some() => {
+            ClientRequest::ListResources(p) if caps.resources => {
                 let list = List {
                     registry: &inner.resources,
                     field: "resources",
@@ -129,7 +157,7 @@ impl Router<'_> {
                 };
                 self.list(list, p.cursor, &cx)
             }
-            ClientRequest::ListResourceTemplates(p) if caps.resources.is_some() => {
+            ClientRequest::ListResourceTemplates(p) if caps.resources => {
                 let list = List {
                     registry: &inner.templates,
                     field: "resourceTemplates",
@@ -138,11 +166,11 @@ impl Router<'_> {
                 };
                 self.list(list, p.cursor, &cx)
             }
-            ClientRequest::ReadResource(mut p) if caps.resources.is_some() => {
+            ClientRequest::ReadResource(mut p) if caps.resources => {
                 cx.set_meta(p.meta.take());
                 self.read_resource(p, cx).await
             }
-            ClientRequest::Subscribe(p) if caps.resources.is_some() => {
+            ClientRequest::Subscribe(p) if caps.resources => {
                 if !self.resource_exists(&p.uri, &cx) {
                     return Err(Box::new(Error::resource_not_found(p.uri)));
                 }
@@ -151,13 +179,13 @@ impl Router<'_> {
                 }
                 respond(&EmptyResult::default())
             }
-            ClientRequest::Unsubscribe(p) if caps.resources.is_some() => {
+            ClientRequest::Unsubscribe(p) if caps.resources => {
                 if let Some(session) = cx.session() {
                     session.shared().unsubscribe(&p.uri);
                 }
                 respond(&EmptyResult::default())
             }
-            ClientRequest::ListPrompts(p) if caps.prompts.is_some() => {
+            ClientRequest::ListPrompts(p) if caps.prompts => {
                 let list = List {
                     registry: &inner.prompts,
                     field: "prompts",
@@ -166,7 +194,7 @@ impl Router<'_> {
                 };
                 self.list(list, p.cursor, &cx)
             }
-            ClientRequest::GetPrompt(mut p) if caps.prompts.is_some() => {
+            ClientRequest::GetPrompt(mut p) if caps.prompts => {
                 cx.set_meta(p.meta.take());
                 self.get_prompt(p, cx).await
             }
@@ -176,7 +204,7 @@ impl Router<'_> {
                 }
                 respond(&EmptyResult::default())
             }
-            ClientRequest::Complete(mut p) if caps.completions.is_some() || self.can_complete() => {
+            ClientRequest::Complete(mut p) if caps.completions || self.can_complete() => {
                 cx.set_meta(p.meta.take());
                 self.complete(p, cx).await
             }
@@ -185,10 +213,11 @@ impl Router<'_> {
     }
 
     /// What the server offers the request's client: fixed by `initialize` for a session.
-    fn capabilities(&self, cx: &Context) -> ServerCapabilities {
+    /// Only which features, not the whole capabilities (read, not cloned, on every request).
+    fn capabilities(&self, cx: &Context) -> Offered {
         match cx.session().and_then(|s| s.shared().init.get()) {
-            Some(init) => init.capabilities.clone(),
-            None => cx.server().capabilities_for(cx.protocol_version()),
+            Some(init) => Offered::from(&init.capabilities),
+            None => Offered::from(&cx.server().capabilities_for(cx.protocol_version())),
         }
     }
 
@@ -233,14 +262,15 @@ impl Router<'_> {
         let call = ToolCall::new(p.name, p.arguments, cx.clone());
         let called = match (plan, runtime) {
             (crate::tasks::call::Plan::Task { deferred, ttl }, Some(runtime)) => {
-                let started = crate::tasks::call::start(
+                // Boxed: a task's start is rare and its future large (see `route`).
+                let started = Box::pin(crate::tasks::call::start(
                     runtime,
                     self.server,
                     tool.call(call),
                     cx.clone(),
                     deferred,
                     ttl,
-                )
+                ))
                 .await?;
                 match started {
                     crate::tasks::call::Started::Task(handle) => return respond(&handle),

@@ -185,7 +185,7 @@ fn modern_meta(request: &Request) -> Option<Result<RequestMeta, ErrorObject>> {
 }
 
 impl Handler for SessionHandler {
-    async fn handle_request(&self, request: Request, mut ctx: RequestContext) -> Reply {
+    async fn handle_request(&self, request: Request, ctx: RequestContext) -> Reply {
         // Until a client opens a legacy session with `initialize`, a request naming its
         // protocol version in `_meta` is served on its own (2026-07-28); after it, the
         // connection is the session's (its requests' `_meta` is not even looked into).
@@ -217,8 +217,8 @@ impl Handler for SessionHandler {
         };
         let version = init.client.version.clone();
         let inner = self.server.inner();
-        // Moved (not cloned) into the handler's `Context`.
-        let extensions = Arc::new(std::mem::take(ctx.extensions_mut()));
+        // Shared (not copied) with the handler's `Context`.
+        let extensions = ctx.shared_extensions();
         let cx = Context::new(ContextParts {
             client: init.client.clone(),
             peer: ctx.peer().clone(),

@@ -20,6 +20,7 @@ use tokio::time::{Instant, Sleep, sleep, sleep_until};
 
 use crate::error::{Error, Result};
 use crate::lines::{Frame, LineReader};
+use crate::pipe_size;
 use crate::stdio::{DEFAULT_MAX_LINE_SIZE, SharedWriter, encode, encode_all, write_line};
 
 /// The default of [`ChildProcessBuilder::close_timeout`] and
@@ -297,6 +298,12 @@ impl ChildProcessBuilder {
                 source,
             })?;
         let pid = child.id();
+        if let Some(stdin) = &child.stdin {
+            pipe_size::widen(stdin);
+        }
+        if let Some(stdout) = &child.stdout {
+            pipe_size::widen(stdout);
+        }
         let stdin = child.stdin.take();
         let stdout = child
             .stdout

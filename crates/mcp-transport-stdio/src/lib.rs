@@ -124,6 +124,7 @@
 mod child;
 mod error;
 mod lines;
+mod pipe_size;
 mod stdio;
 
 pub use child::{

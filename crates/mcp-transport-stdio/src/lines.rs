@@ -101,7 +101,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     fn take_buffered(&mut self) -> Option<Frame> {
         loop {
-            let newline = self.buf[self.scanned..].iter().position(|&b| b == b'\n');
+            // memchr: the line scan is on every message's path (already in the tree, via futures).
+            let newline = memchr::memchr(b'\n', &self.buf[self.scanned..]);
             let (line_start, end) = match newline {
                 Some(i) => {
                     let end = self.scanned + i;

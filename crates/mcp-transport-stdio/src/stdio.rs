@@ -19,6 +19,7 @@ use tokio::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::lines::{Frame, LineReader};
+use crate::pipe_size;
 
 /// The default for [`StdioTransport::with_max_line_size`] and
 /// [`ChildProcessBuilder::max_line_size`](crate::ChildProcessBuilder::max_line_size): 16 MiB.
@@ -173,14 +174,13 @@ impl Transport for StdioTransport {
 
 /// A message as one line of bytes, serialized before the send future is created.
 pub(crate) fn encode(msg: &Message) -> Result<Vec<u8>> {
-    let mut line = msg.to_json().map_err(Error::Encode)?.into_bytes();
-    line.push(b'\n');
-    Ok(line)
+    encode_all(std::slice::from_ref(msg))
 }
 
 /// Messages as consecutive lines in one buffer, serialized before the send future is created.
 pub(crate) fn encode_all(msgs: &[Message]) -> Result<Vec<u8>> {
-    let mut lines = Vec::new();
+    // Sized up front: a large message is then written into its buffer once, not regrown.
+    let mut lines = Vec::with_capacity(msgs.iter().map(|m| m.size_hint() + 1).sum());
     for msg in msgs {
         serde_json::to_writer(&mut lines, msg).map_err(Error::Encode)?;
         lines.push(b'\n');
@@ -228,6 +228,7 @@ fn stdin_reader() -> io::Result<BoxRead> {
     Ok(match kind(&file)? {
         Kind::Pipe => {
             tracing::debug!("stdin is a pipe, registered with the reactor");
+            pipe_size::widen(&file);
             Box::new(Restore::Pipe(Some(pipe::Receiver::from_owned_fd(
                 OwnedFd::from(file),
             )?)))
@@ -252,6 +253,7 @@ fn stdout_writer() -> io::Result<BoxWrite> {
     Ok(match kind(&file)? {
         Kind::Pipe => {
             tracing::debug!("stdout is a pipe, registered with the reactor");
+            pipe_size::widen(&file);
             Box::new(Restore::Pipe(Some(pipe::Sender::from_owned_fd(
                 OwnedFd::from(file),
             )?)))

@@ -27,6 +27,7 @@
 
 mod common;
 mod error;
+mod extra_fields;
 
 // Protocol areas. Each module holds the types of one area and the method markers for its
 // requests and notifications.

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{ContentBlock, Cursor, JsonObject, Meta, PaginatedRequestParams, Role};
 
+use crate::extra_fields::deserialize_with_extra;
+
 /// A prompt template the server offers (all revisions).
 ///
 /// `title` and `_meta`: 2025-06-18 and later. `icons`: 2025-11-25 and later.
@@ -144,7 +146,7 @@ pub struct ListPromptsResult {
 ///
 /// 2026-07-28 requires `_meta` and adds `inputResponses` and `requestState` (for retrying after
 /// an `InputRequiredResult`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetPromptRequestParams {
     /// The name of the prompt.
@@ -166,6 +168,17 @@ pub struct GetPromptRequestParams {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+// Read without `#[serde(flatten)]`: this is on every `prompts/get`'s path (see `extra_fields`).
+deserialize_with_extra!(GetPromptRequestParams, "prompts/get params",
+    required { name: String = "name" }
+    optional {
+        arguments: Option<BTreeMap<String, String>> = "arguments",
+        input_responses: Option<crate::InputResponses> = "inputResponses",
+        request_state: Option<String> = "requestState",
+        meta: Option<Meta> = "_meta",
+    }
+);
 
 impl GetPromptRequestParams {
     /// Params getting prompt `name` without arguments.

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Annotations, Cursor, JsonObject, Meta, PaginatedRequestParams, ResourceContents};
 
+use crate::extra_fields::deserialize_with_extra;
+
 /// A resource the server can read (all revisions).
 ///
 /// `annotations` is the inline `Annotated` object on 2024-11-05. `title` and `_meta`: 2025-06-18
@@ -191,7 +193,7 @@ pub type UnsubscribeRequestParams = ResourceRequestParams;
 ///
 /// 2026-07-28 requires `_meta` and adds `inputResponses` and `requestState` (for retrying after
 /// an `InputRequiredResult`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read.
@@ -210,6 +212,17 @@ pub struct ReadResourceRequestParams {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+// Read without `#[serde(flatten)]`: this is on every `resources/read`'s path (see
+// `extra_fields`).
+deserialize_with_extra!(ReadResourceRequestParams, "resources/read params",
+    required { uri: String = "uri" }
+    optional {
+        input_responses: Option<crate::InputResponses> = "inputResponses",
+        request_state: Option<String> = "requestState",
+        meta: Option<Meta> = "_meta",
+    }
+);
 
 impl ReadResourceRequestParams {
     /// Params reading `uri`.

@@ -5,6 +5,8 @@ use serde_json::Value;
 
 use crate::{ContentBlock, Cursor, JsonObject, Meta};
 
+use crate::extra_fields::deserialize_with_extra;
+
 /// A tool the client can call.
 ///
 /// `annotations`: 2025-03-26 and later. `title`, `outputSchema` and `_meta`: 2025-06-18 and later.
@@ -183,7 +185,7 @@ impl ListToolsResult {
 ///
 /// 2025-11-25 names this type and adds `task`. 2026-07-28 requires `_meta` and adds
 /// `inputResponses` and `requestState` (for retrying after an `InputRequiredResult`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolRequestParams {
     /// The name of the tool to call.
@@ -209,6 +211,18 @@ pub struct CallToolRequestParams {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+// Read without `#[serde(flatten)]`: this is on every `tools/call`'s path (see `extra_fields`).
+deserialize_with_extra!(CallToolRequestParams, "tools/call params",
+    required { name: String = "name" }
+    optional {
+        arguments: Option<JsonObject> = "arguments",
+        task: Option<crate::TaskMetadata> = "task",
+        input_responses: Option<crate::InputResponses> = "inputResponses",
+        request_state: Option<String> = "requestState",
+        meta: Option<Meta> = "_meta",
+    }
+);
 
 impl CallToolRequestParams {
     /// A call of tool `name` without arguments.

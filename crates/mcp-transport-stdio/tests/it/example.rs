@@ -121,9 +121,10 @@ async fn the_echo_example_exits_at_the_end_of_input_even_when_its_output_is_not_
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    // Nobody reads this: its answers fill the pipe (64 KiB) and the server's writes block.
+    // Nobody reads this: its answers fill the pipe (which the server widens to 1 MiB) and the
+    // server's writes block.
     let _stdout = child.stdout.take().unwrap();
-    for id in 0..8 {
+    for id in 0..24 {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "echo",
             "params": {"text": "z".repeat(100_000)}});
         stdin
