@@ -96,8 +96,9 @@ pub struct Config {
     /// How long the connection, once it ends (closed locally, or the peer ended its
     /// stream), may spend writing the messages still queued before it gives up on a peer
     /// that stopped reading and closes the transport anyway; and, when the peer ended its
-    /// stream, how long the requests it sent before that may still run to be answered (then
-    /// they are cancelled). Default 5 s.
+    /// stream but still reads ([`Transport::peer_reads_after_end`](crate::Transport::peer_reads_after_end)),
+    /// how long the requests it sent before that may still run to be answered (then they are
+    /// cancelled). Default 5 s.
     pub flush_timeout: Duration,
 }
 

@@ -100,8 +100,9 @@ impl<T: Transport, H: Handler> Connection<T, H> {
     /// Runs the connection until it closes: [`Peer::close`] was called (`Ok`), the peer ended
     /// the stream (`Ok`), or the transport failed ([`Error::Transport`]).
     ///
-    /// When the peer ends its stream, the requests it already sent are still answered (see
-    /// [`Config::flush_timeout`]). On the way out, pending outgoing requests fail with
+    /// When the peer ends its stream but still reads
+    /// ([`Transport::peer_reads_after_end`]: stdio), the requests it already sent are still
+    /// answered (see [`Config::flush_timeout`]). On the way out, pending outgoing requests fail with
     /// [`Error::Closed`] and in-flight handlers are cancelled; on a graceful close, the
     /// messages already queued (responses, notifications) are flushed, for at most
     /// [`Config::flush_timeout`] (a peer that stopped reading does not keep the connection
@@ -221,7 +222,10 @@ impl<H: Handler> Driver<H> {
             match step {
                 Step::Send => self.sending = Some(self.start_send(transport)),
                 Step::Recv(Ok(Some(msg))) => self.dispatch(msg),
-                Step::Recv(Ok(None)) => return self.drain(transport).await,
+                Step::Recv(Ok(None)) if transport.peer_reads_after_end() => {
+                    return self.drain(transport).await;
+                }
+                Step::Recv(Ok(None)) => return End::PeerClosed,
                 Step::Recv(Err(e)) => return End::Failed(Error::Transport(Box::new(e))),
                 Step::SendFailed(e) => return End::Failed(Error::Transport(e)),
                 Step::Close => return End::Local,
@@ -229,7 +233,8 @@ impl<H: Handler> Driver<H> {
         }
     }
 
-    /// After the peer's end of stream: answers the requests already read (running, or waiting
+    /// After the end of stream of a peer that still reads
+    /// ([`Transport::peer_reads_after_end`]): answers the requests already read (running, or waiting
     /// in the backlog) and writes what is queued, reading nothing more, for at most
     /// [`Config::flush_timeout`]. A stdio client that closed the server's stdin still reads
     /// its stdout until the server exits, so nothing it sent goes unanswered. The peer's

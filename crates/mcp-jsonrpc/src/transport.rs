@@ -24,6 +24,8 @@ use crate::message::Message;
 /// - [`send_many`](Self::send_many) sends several messages, in order, when more than one is
 ///   waiting to go out (pipelined replies): a transport that can write them in one go (one
 ///   write call, one body) overrides it; the default sends them one by one.
+/// - [`peer_reads_after_end`](Self::peer_reads_after_end) says whether requests already
+///   read are still answered after the peer's end of stream.
 /// - [`close`](Self::close) flushes and shuts the transport down; the default does nothing.
 ///
 /// For `dyn` use, box the transport behind a small wrapper; there is no second trait.
@@ -62,6 +64,17 @@ pub trait Transport: Send + 'static {
 
     /// Receives the next message. Cancel-safe. `Ok(None)` is a clean end of stream.
     fn recv(&mut self) -> impl Future<Output = Result<Option<Message>, Self::Error>> + Send;
+
+    /// Whether the peer may still read after its stream ended (after [`recv`](Self::recv)
+    /// yielded `Ok(None)`). True for a pipe whose writer closed while its reader stays: a
+    /// stdio client that closes the server's stdin reads the server's stdout until the
+    /// server exits. The connection then answers the requests it already read (see
+    /// [`Config::flush_timeout`](crate::Config::flush_timeout)) before it ends. The default,
+    /// false, ends at once: the end of the stream is the peer going away, and in-flight
+    /// handlers are cancelled.
+    fn peer_reads_after_end(&self) -> bool {
+        false
+    }
 
     /// Closes the transport. Called once, after the last send has completed.
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

@@ -18,7 +18,6 @@ use mcp_types::{
     SERVER_INFO_META_KEY, SetLevel, Subscribe, SubscriptionsListen,
     SubscriptionsListenRequestParams, Unsubscribe,
 };
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::context::{Context, ContextParts, LevelSource};
@@ -62,6 +61,20 @@ fn unsupported(requested: &str) -> ErrorObject {
         format!("Unsupported protocol version: {requested}"),
     )
     .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+}
+
+/// What a request that may carry input responses says of them, and its target (`name`, or
+/// `uri` for `resources/read`), borrowed.
+#[derive(serde::Deserialize, Default)]
+struct RetryPeek<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<serde::de::IgnoredAny>,
 }
 
 /// Serves one 2026-07-28 request whose `_meta` is `meta`.
@@ -114,14 +127,22 @@ pub(crate) async fn serve(
     let with_input = WITH_INPUT.contains(&method);
     let mut binding = None;
     let input = if with_input {
-        let retry: InputResponseRequestParams = request.params()?;
-        let target = ["name", "uri"]
-            .iter()
-            .find_map(|k| retry.extra.get(*k).and_then(Value::as_str))
+        // Most requests are first tries: read the retry's members only when there are some.
+        let peek = request
+            .params
+            .as_deref()
+            .and_then(|p| serde_json::from_str::<RetryPeek<'_>>(p.get()).ok())
             .unwrap_or_default();
+        let retry: InputResponseRequestParams =
+            if peek.input_responses.is_some() || peek.request_state.is_some() {
+                request.params()?
+            } else {
+                InputResponseRequestParams::default()
+            };
+        let target = peek.name.or(peek.uri).unwrap_or_default();
         let bound = Binding {
             method: method.to_owned(),
-            target: target.to_owned(),
+            target: target.into_owned(),
             principal: inner.state_principal.as_ref().and_then(|p| p(&extensions)),
         };
         let sealed = match &retry.request_state {

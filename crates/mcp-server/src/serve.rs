@@ -9,8 +9,7 @@ use mcp_jsonrpc::{
 };
 use mcp_types::{
     ClientCapabilities, EmptyResult, ErrorObject, Initialize, InitializeRequestParams,
-    InitializeResult, Initialized, Meta, PROTOCOL_VERSION_META_KEY, ParamsMeta, Ping,
-    ProtocolVersion, RequestMeta,
+    InitializeResult, Initialized, Ping, ProtocolVersion, RequestMeta,
 };
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -170,15 +169,27 @@ fn raw<T: serde::Serialize>(value: &T) -> Reply {
 /// The `_meta` of a request that carries a protocol version in it (2026-07-28 and later), or
 /// `None` for a request of the legacy era.
 fn modern_meta(request: &Request) -> Option<Result<RequestMeta, ErrorObject>> {
+    /// `_meta`, raw: read once into its type, with no map built on the way.
+    #[derive(serde::Deserialize)]
+    struct RawMeta<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<&'a RawValue>,
+    }
+    /// Whether `_meta` names a protocol version (`PROTOCOL_VERSION_META_KEY`).
+    #[derive(serde::Deserialize)]
+    struct Versioned<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+        version: Option<&'a RawValue>,
+    }
     let params = request.params.as_deref()?;
-    let meta = serde_json::from_str::<ParamsMeta<Meta>>(params.get())
+    let meta = serde_json::from_str::<RawMeta<'_>>(params.get())
         .ok()?
         .meta?;
-    if !meta.contains_key(PROTOCOL_VERSION_META_KEY) {
-        return None;
-    }
+    serde_json::from_str::<Versioned<'_>>(meta.get())
+        .ok()?
+        .version?;
     Some(
-        serde_json::from_value(serde_json::Value::Object(meta)).map_err(|e| {
+        serde_json::from_str(meta.get()).map_err(|e| {
             ErrorObject::invalid_params(format!("Invalid params: invalid _meta: {e}"))
         }),
     )

@@ -161,6 +161,12 @@ impl Transport for StdioTransport {
         }))
     }
 
+    /// True: a client that closes the server's stdin still reads its stdout until the server
+    /// exits, so the requests it wrote before are answered.
+    fn peer_reads_after_end(&self) -> bool {
+        true
+    }
+
     async fn close(&mut self) -> Result<()> {
         let mut writer = self.writer.lock().await;
         if let Some(mut w) = writer.take() {

@@ -72,10 +72,48 @@ async fn dropping_the_run_future_fails_pending_requests() {
     peer.closed().await;
 }
 
+/// A memory transport whose peer reads after its end of stream (as over stdio).
+struct HalfClosing(mcp_jsonrpc::memory::MemoryTransport);
+
+impl Transport for HalfClosing {
+    type Error = mcp_jsonrpc::memory::MemoryClosed;
+
+    fn send(
+        &mut self,
+        msg: mcp_jsonrpc::Message,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.0.send(msg)
+    }
+
+    async fn recv(&mut self) -> Result<Option<mcp_jsonrpc::Message>, Self::Error> {
+        self.0.recv().await
+    }
+
+    fn peer_reads_after_end(&self) -> bool {
+        true
+    }
+}
+
+/// A connection over [`HalfClosing`], the other end raw for the test.
+fn start_half_closing(
+    probe: crate::common::Probe,
+) -> (
+    mcp_jsonrpc::memory::MemoryTransport,
+    tokio::task::JoinHandle<mcp_jsonrpc::Result<()>>,
+) {
+    let (ours, remote) = mcp_jsonrpc::memory::pair(16);
+    let (conn, _peer) = mcp_jsonrpc::Connection::new(
+        HalfClosing(ours),
+        crate::common::TestHandler(probe),
+        Config::default(),
+    );
+    (remote, tokio::spawn(conn.run()))
+}
+
 #[tokio::test(start_paused = true)]
 async fn requests_read_before_the_peer_ends_its_stream_are_still_answered() {
     let (probe, _events) = crate::common::probe();
-    let (_peer, mut remote, run) = start(crate::common::TestHandler(probe), Config::default());
+    let (mut remote, run) = start_half_closing(probe);
     for id in 1..=3 {
         crate::common::send_text(
             &mut remote,
@@ -102,7 +140,7 @@ async fn requests_read_before_the_peer_ends_its_stream_are_still_answered() {
 #[tokio::test(start_paused = true)]
 async fn a_request_still_running_a_flush_timeout_after_the_peers_end_is_cancelled() {
     let (probe, mut events) = crate::common::probe();
-    let (_peer, mut remote, run) = start(crate::common::TestHandler(probe), Config::default());
+    let (mut remote, run) = start_half_closing(probe);
     crate::common::send_text(
         &mut remote,
         r#"{"jsonrpc":"2.0","id":7,"method":"block","params":{}}"#,
@@ -116,4 +154,22 @@ async fn a_request_still_running_a_flush_timeout_after_the_peers_end_is_cancelle
     assert_eq!(events.next().await, "dropped 7 cancelled=true");
     // No answer went out: the stream just ends.
     assert!(remote.recv().await.unwrap().is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_peer_that_does_not_read_after_its_end_cancels_at_once() {
+    let (probe, mut events) = crate::common::probe();
+    let (_peer, mut remote, run) = start(crate::common::TestHandler(probe), Config::default());
+    crate::common::send_text(
+        &mut remote,
+        r#"{"jsonrpc":"2.0","id":8,"method":"block","params":{}}"#,
+    )
+    .await;
+    assert_eq!(events.next().await, "started 8");
+    remote.close().await.unwrap();
+    let started = tokio::time::Instant::now();
+    run.await.unwrap().unwrap();
+    // The memory transport's end of stream is the peer going away: no waiting.
+    assert_eq!(started.elapsed(), std::time::Duration::ZERO);
+    assert_eq!(events.next().await, "dropped 8 cancelled=true");
 }

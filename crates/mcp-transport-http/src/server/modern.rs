@@ -18,12 +18,13 @@
 
 use http::{HeaderMap, HeaderName, StatusCode};
 use mcp_jsonrpc::{ErrorCode, ErrorObject, Message, Request};
+use std::borrow::Cow;
+
 use mcp_types::{
-    CallTool, McpParamHeaders, Meta, PROTOCOL_VERSION_META_KEY, ParamsMeta, ProtocolVersion,
-    Request as _,
+    CallTool, McpParamHeaders, PROTOCOL_VERSION_META_KEY, ProtocolVersion, Request as _,
 };
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::header_value;
 
@@ -51,20 +52,60 @@ fn mismatch(what: impl Into<String>) -> Refusal {
     }
 }
 
-/// The request's `_meta`, raw.
-fn request_meta(msg: &Message) -> Option<Meta> {
-    let Message::Request(r) = msg else {
-        return None;
-    };
-    let params = r.params.as_deref()?;
-    serde_json::from_str::<ParamsMeta<Meta>>(params.get())
-        .ok()?
-        .meta
+/// What the checks read of a request's params, borrowed from them: one parse that builds no
+/// map (a 2026-07-28 `_meta` carries the client's capabilities and info, and parsing them into
+/// values on every request cost more than the rest of the checks).
+#[derive(Deserialize, Default)]
+struct ParamsPeek<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaPeek<'a>>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default)]
+    task_id: Option<&'a RawValue>,
+}
+
+/// The members of `_meta` the checks read (`PROTOCOL_VERSION_META_KEY`,
+/// `CLIENT_CAPABILITIES_META_KEY`), as raw JSON.
+#[derive(Deserialize, Default)]
+struct MetaPeek<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    capabilities: Option<&'a RawValue>,
+}
+
+impl<'a> ParamsPeek<'a> {
+    /// The peek of `request`'s params, or `None` if they are not an object with an object
+    /// `_meta` (when present).
+    fn of(request: &'a Request) -> Option<Self> {
+        match request.params.as_deref() {
+            Some(params) => serde_json::from_str(params.get()).ok(),
+            None => Some(ParamsPeek::default()),
+        }
+    }
+
+    /// The top-level string member `field` (`name`, `uri` or `taskId`).
+    fn field(&self, field: &str) -> Option<Cow<'a, str>> {
+        let raw = match field {
+            "name" => self.name,
+            "uri" => self.uri,
+            "taskId" => self.task_id,
+            _ => None,
+        }?;
+        serde_json::from_str::<Cow<'a, str>>(raw.get()).ok()
+    }
 }
 
 /// Whether a session-less POST is of the 2026-07-28 era (see the module docs).
 pub(crate) fn is_modern(header: Option<&str>, msg: &Message) -> bool {
-    if request_meta(msg).is_some_and(|m| m.contains_key(PROTOCOL_VERSION_META_KEY)) {
+    if let Message::Request(request) = msg
+        && ParamsPeek::of(request)
+            .and_then(|p| p.meta)
+            .is_some_and(|m| m.version.is_some())
+    {
         return true;
     }
     header.is_some_and(|v| !ProtocolVersion::from(v).has_initialize())
@@ -80,16 +121,15 @@ pub(crate) fn check(
     let Some(header_version) = header_version else {
         return Err(mismatch("MCP-Protocol-Version header is required"));
     };
-    let params = request.params.as_deref().map_or("{}", |p| p.get());
-    let meta = serde_json::from_str::<ParamsMeta<Meta>>(params)
-        .ok()
-        .and_then(|p| p.meta)
-        .unwrap_or_default();
-    let meta_version = meta.get(PROTOCOL_VERSION_META_KEY).and_then(Value::as_str);
+    let peek = ParamsPeek::of(request).unwrap_or_default();
+    let meta = peek.meta.as_ref();
+    let meta_version = meta
+        .and_then(|m| m.version)
+        .and_then(|v| serde_json::from_str::<Cow<'_, str>>(v.get()).ok());
     let has_capabilities = meta
-        .get(mcp_types::CLIENT_CAPABILITIES_META_KEY)
-        .is_some_and(Value::is_object);
-    let (Some(meta_version), true) = (meta_version, has_capabilities) else {
+        .and_then(|m| m.capabilities)
+        .is_some_and(|c| c.get().starts_with('{'));
+    let (Some(meta_version), true) = (meta_version.as_deref(), has_capabilities) else {
         return Err(Refusal {
             status: StatusCode::BAD_REQUEST,
             error: ErrorObject::invalid_params(format!(
@@ -114,9 +154,7 @@ pub(crate) fn check(
         Some(_) => {}
     }
     if let Some(field) = mcp_types::mcp_name_param(method) {
-        let body = serde_json::from_str::<Value>(params)
-            .ok()
-            .and_then(|p| p.get(field).and_then(Value::as_str).map(str::to_owned));
+        let body = peek.field(field);
         let Some(header) = headers.get(MCP_NAME) else {
             return Err(mismatch("Mcp-Name header is required"));
         };
@@ -185,9 +223,26 @@ pub(crate) fn status(body: &[u8]) -> StatusCode {
 #[cfg(test)]
 mod tests {
     use http::HeaderValue;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+
+    #[test]
+    fn the_peek_reads_the_keys_the_revision_names() {
+        let raw = format!(
+            r#"{{"_meta": {{"{PROTOCOL_VERSION_META_KEY}": "2026-07-28",
+                "{}": {{"x": 1}}}}, "name": "a\u0062c", "uri": 5}}"#,
+            mcp_types::CLIENT_CAPABILITIES_META_KEY
+        );
+        let peek: ParamsPeek<'_> = serde_json::from_str(&raw).unwrap();
+        let meta = peek.meta.as_ref().unwrap();
+        assert_eq!(meta.version.unwrap().get(), r#""2026-07-28""#);
+        assert_eq!(meta.capabilities.unwrap().get(), r#"{"x": 1}"#);
+        // Escapes are decoded; a member that is not a string reads as absent.
+        assert_eq!(peek.field("name").as_deref(), Some("abc"));
+        assert_eq!(peek.field("uri"), None);
+        assert_eq!(peek.field("taskId"), None);
+    }
 
     fn request(method: &'static str, params: Value) -> Request {
         Request::new(
