@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::error::{BoxError, Error, ErrorObject, Result};
 use crate::handler::Handler;
 use crate::message::{Id, Message, Notification, Request, Response};
-use crate::peer::{Peer, Shared};
+use crate::peer::{Peer, Queued, Shared};
 use crate::transport::Transport;
 
 mod inbound;
@@ -112,13 +112,19 @@ impl<T: Transport, H: Handler> Connection<T, H> {
     ///
     /// Dropping this future tears the connection down: pending requests fail with
     /// [`Error::Closed`] and handlers are dropped. It cannot be resumed.
-    pub async fn run(self) -> Result<()> {
+    // Not an `async fn`: that would keep `self` and the two parts moved out of it, the
+    // connection twice over, in the future every idle session holds.
+    pub fn run(self) -> impl Future<Output = Result<()>> {
         let Connection {
             mut transport,
             mut driver,
         } = self;
-        let end = driver.drive(&mut transport).await;
-        driver.shutdown(&mut transport, end).await
+        async move {
+            let end = driver.drive(&mut transport).await;
+            // Boxed, like `drain`: states a connection enters once, at its end, so that they
+            // do not make the future every idle session keeps larger (timers, the flush).
+            Box::pin(driver.shutdown(&mut transport, end)).await
+        }
     }
 }
 
@@ -186,7 +192,7 @@ struct Driver<H> {
     handler: Arc<H>,
     shared: Arc<Shared>,
     peer: Peer,
-    outbound_rx: mpsc::Receiver<Message>,
+    outbound_rx: mpsc::Receiver<Queued>,
     limits: Limits,
     write_queue: VecDeque<Outgoing>,
     sending: Option<BoxFuture<'static, Result<(), BoxError>>>,
@@ -223,7 +229,7 @@ impl<H: Handler> Driver<H> {
                 Step::Send => self.sending = Some(self.start_send(transport)),
                 Step::Recv(Ok(Some(msg))) => self.dispatch(msg),
                 Step::Recv(Ok(None)) if transport.peer_reads_after_end() => {
-                    return self.drain(transport).await;
+                    return Box::pin(self.drain(transport)).await;
                 }
                 Step::Recv(Ok(None)) => return End::PeerClosed,
                 Step::Recv(Err(e)) => return End::Failed(Error::Transport(Box::new(e))),
@@ -378,15 +384,17 @@ impl<H: Handler> Driver<H> {
         Poll::Pending
     }
 
-    fn enqueue_from_peer(&mut self, msg: Message) {
-        if let Message::Request(r) = &msg
+    // The message comes boxed out of the outbound queue; it is unboxed into the write queue.
+    #[allow(clippy::boxed_local)]
+    fn enqueue_from_peer(&mut self, msg: Queued) {
+        if let Message::Request(r) = &*msg
             && !self.shared.is_pending(&r.id)
         {
             // Its caller gave up before it went out.
             return;
         }
         self.write_queue.push_back(Outgoing {
-            msg,
+            msg: *msg,
             kind: Kind::Peer,
         });
     }
@@ -467,9 +475,9 @@ impl<H: Handler> Driver<H> {
         self.batches.clear();
         // Notifications already accepted from handles still go out; requests have failed.
         while let Ok(msg) = self.outbound_rx.try_recv() {
-            if let Message::Notification(_) = msg {
+            if let Message::Notification(_) = *msg {
                 self.write_queue.push_back(Outgoing {
-                    msg,
+                    msg: *msg,
                     kind: Kind::Peer,
                 });
             }
@@ -526,4 +534,25 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory;
+
+    /// A server keeps this future for every session, idle or not: it holds the connection
+    /// once (not also the `self` it was made from), and the states of its end (the drain,
+    /// the shutdown's flush and timers) only behind a box.
+    #[test]
+    fn the_run_future_holds_the_connection_once() {
+        let (a, _b) = memory::pair(1);
+        let (conn, _peer) = Connection::new(a, (), Config::default());
+        let connection = std::mem::size_of_val(&conn);
+        let run = std::mem::size_of_val(&conn.run());
+        assert!(
+            run < 2 * connection,
+            "the run future is {run} bytes, the connection {connection}"
+        );
+    }
 }
