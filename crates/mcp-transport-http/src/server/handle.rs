@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 
 use super::error::Error;
 use super::event_store::StreamId;
-use super::routing::{Frames, Mode};
+use super::routing::{Frames, Mode, Queued};
 use super::session::{Session, SessionKind};
 use super::sse::{self, Frame};
 
@@ -45,7 +45,7 @@ pub struct SessionInfo {
 /// ended. [`close`](Transport::close) ends the session.
 pub struct HttpSessionTransport {
     session: Arc<Session>,
-    rx: mpsc::Receiver<Message>,
+    rx: mpsc::Receiver<Queued>,
 }
 
 impl fmt::Debug for HttpSessionTransport {
@@ -58,7 +58,7 @@ impl fmt::Debug for HttpSessionTransport {
 }
 
 impl HttpSessionTransport {
-    pub(crate) fn new(session: Arc<Session>, rx: mpsc::Receiver<Message>) -> Self {
+    pub(crate) fn new(session: Arc<Session>, rx: mpsc::Receiver<Queued>) -> Self {
         HttpSessionTransport { session, rx }
     }
 
@@ -104,7 +104,7 @@ impl Transport for HttpSessionTransport {
         let ended = pin!(ended.cancelled());
         let next = pin!(self.rx.recv());
         Ok(match futures::future::select(next, ended).await {
-            futures::future::Either::Left((msg, _)) => msg,
+            futures::future::Either::Left((msg, _)) => msg.map(|msg| *msg),
             futures::future::Either::Right(_) => None,
         })
     }

@@ -16,7 +16,8 @@ use tokio::time::Instant;
 use super::config::Config;
 use super::event_store::{EventStore, StreamId};
 use super::routing::{
-    Frames, InFlight, Mode, RouteState, Slot, cancelled_request, request_progress_token,
+    Frames, InFlight, Inbound, Mode, Queued, RouteState, Slot, cancelled_request,
+    request_progress_token,
 };
 use super::sse::{self, Frame};
 
@@ -75,7 +76,7 @@ impl fmt::Debug for Session {
 /// request with.
 pub(crate) struct Opened {
     pub(crate) rx: mpsc::Receiver<Frame>,
-    pub(crate) inbound: mpsc::Sender<Message>,
+    pub(crate) inbound: Inbound,
 }
 
 /// Why a stream could not be opened.
@@ -100,7 +101,7 @@ impl Session {
         config: Arc<Config>,
         owner: Owner,
         registry: Option<Weak<dyn Unregister>>,
-    ) -> (Arc<Session>, mpsc::Receiver<Message>) {
+    ) -> (Arc<Session>, mpsc::Receiver<Queued>) {
         let (tx, rx) = mpsc::channel(config.inbound_queue);
         let session = Arc::new(Session {
             id,
@@ -108,7 +109,7 @@ impl Session {
             config,
             owner,
             state: Mutex::new(RouteState {
-                inbound: Some(tx),
+                inbound: Some(Inbound(tx)),
                 next_stream: 1,
                 ..RouteState::default()
             }),
@@ -159,7 +160,7 @@ impl Session {
     }
 
     /// Takes a clone of the inbound sender (for notifications and responses).
-    pub(crate) fn inbound(&self) -> Result<mpsc::Sender<Message>, OpenError> {
+    pub(crate) fn inbound(&self) -> Result<Inbound, OpenError> {
         let st = self.lock();
         match (&st.inbound, st.ended) {
             (Some(tx), false) => Ok(tx.clone()),
