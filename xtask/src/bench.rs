@@ -51,6 +51,8 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         [
             command,
             "--release",
+            // The minimal stdio servers too (their spawn time is measured).
+            "--workspace",
             "--manifest-path",
             &manifest,
             "--target-dir",

@@ -24,8 +24,6 @@ use mcp_types::{
     ListTasksResult, PaginatedRequestParams, RELATED_TASK_META_KEY, Task, TaskMetadata, TaskStatus,
 };
 use serde_json::{Value, json};
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use tokio::sync::{mpsc, watch};
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -107,9 +105,7 @@ impl Entry {
 
 /// `t` in RFC 3339 (UTC, milliseconds).
 fn timestamp(t: SystemTime) -> String {
-    let t = OffsetDateTime::from(t);
-    let t = t.replace_millisecond(t.millisecond()).unwrap_or(t);
-    t.format(&Rfc3339).unwrap_or_default()
+    humantime::format_rfc3339_millis(t).to_string()
 }
 
 fn not_found() -> ErrorObject {

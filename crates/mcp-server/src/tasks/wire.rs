@@ -6,16 +6,12 @@ use std::time::{Duration, SystemTime};
 
 use mcp_types::tasks_extension::{CreateTaskResult, DetailedTask};
 use mcp_types::{JsonObject, ResultType, Task, TaskStatus};
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 use super::store::{TaskOutcome, TaskRecord};
 
 /// `t` in ISO 8601 (RFC 3339, UTC, milliseconds).
 pub(crate) fn timestamp(t: SystemTime) -> String {
-    let t = OffsetDateTime::from(t);
-    let t = t.replace_millisecond(t.millisecond()).unwrap_or(t);
-    t.format(&Rfc3339).unwrap_or_default()
+    humantime::format_rfc3339_millis(t).to_string()
 }
 
 fn millis(d: Duration) -> u64 {
