@@ -11,15 +11,14 @@ use std::sync::Arc;
 use futures::{FutureExt as _, StreamExt as _};
 use mcp_jsonrpc::Peer;
 use mcp_types::{
-    EmptyParams, LoggingMessage, LoggingMessageNotificationParams, PromptListChanged,
-    ResourceListChanged, ResourceUpdated, ResourceUpdatedNotificationParams, ServerCapabilities,
-    ToolListChanged,
+    EmptyParams, LoggingMessage, PromptListChanged, ResourceListChanged, ResourceUpdated,
+    ResourceUpdatedNotificationParams, ServerCapabilities, ToolListChanged,
 };
 use tokio::sync::mpsc;
 
 use crate::events::{Received, ServerEvent};
 use crate::server::Server;
-use crate::session_state::{ListKind, SessionShared};
+use crate::session_state::{ListKind, QueuedLog, SessionShared};
 
 /// What is waiting to be sent: bounded by the three lists and the session's subscriptions.
 #[derive(Default)]
@@ -77,7 +76,7 @@ pub(crate) async fn notifier(
     server: Server,
     session: Arc<SessionShared>,
     peer: Peer,
-    mut logs: mpsc::Receiver<LoggingMessageNotificationParams>,
+    mut logs: mpsc::Receiver<QueuedLog>,
 ) -> Infallible {
     let mut events = server.inner().events.subscribe();
     let mut bus_open = true;

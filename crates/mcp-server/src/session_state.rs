@@ -51,6 +51,11 @@ fn level_index(level: LoggingLevel) -> u8 {
         .unwrap_or(LOG_OFF)
 }
 
+/// What a session's queue of bridged log messages carries. Boxed: a tokio channel allocates
+/// its first block of 32 slots when it is created, and 32 unboxed messages are 3.8 KiB that
+/// every session would keep, whether it ever logs or not.
+pub(crate) type QueuedLog = Box<LoggingMessageNotificationParams>;
+
 /// Which list a `list_changed` notification is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum ListKind {
@@ -77,7 +82,7 @@ pub(crate) struct SessionShared {
     /// Fired once `notifications/initialized` arrives, so the notifier sends what changed
     /// while the session was not yet open.
     pub(crate) ready: Notify,
-    logs: mpsc::Sender<LoggingMessageNotificationParams>,
+    logs: mpsc::Sender<QueuedLog>,
     /// What handlers stored for the session ([`Session::insert`]).
     store: Mutex<Extensions>,
 }
@@ -90,7 +95,7 @@ impl SessionShared {
     pub(crate) fn new(
         id: u64,
         default_level: Option<LoggingLevel>,
-        logs: mpsc::Sender<LoggingMessageNotificationParams>,
+        logs: mpsc::Sender<QueuedLog>,
     ) -> Self {
         SessionShared {
             id,
@@ -154,7 +159,7 @@ impl SessionShared {
     /// Queues a bridged log message; drops it if the queue is full.
     #[cfg_attr(not(feature = "tracing-bridge"), allow(dead_code))]
     pub(crate) fn push_log(&self, msg: LoggingMessageNotificationParams) {
-        let _ = self.logs.try_send(msg);
+        let _ = self.logs.try_send(Box::new(msg));
     }
 
     pub(crate) fn subscribe(&self, uri: String) {
@@ -279,5 +284,17 @@ impl Session {
 impl Session {
     pub(crate) fn shared(&self) -> &Arc<SessionShared> {
         &self.shared
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block of 32 slots a tokio channel allocates up front is what a session that never
+    /// logs keeps of its log queue: pointers, not 32 messages.
+    #[test]
+    fn the_log_queue_keeps_a_block_of_pointers() {
+        assert!(32 * std::mem::size_of::<QueuedLog>() <= 256);
     }
 }
