@@ -220,11 +220,15 @@ impl Ctx<'_> {
     /// The server command of `imp` for stdio or HTTP.
     /// The minimal stdio server of `imp` (the floor's is the stdio floor).
     fn minimal_command(&self, imp: Impl) -> Vec<String> {
-        let name = match imp {
+        self.binary(match imp {
             Impl::Floor => "floor-stdio",
             Impl::Rmcp => "minimal-rmcp",
             Impl::Ours => "minimal-ours",
-        };
+        })
+    }
+
+    /// The command line of the binary `name` of the bin directory.
+    fn binary(&self, name: &str) -> Vec<String> {
         vec![
             self.options
                 .bin_dir
@@ -235,19 +239,12 @@ impl Ctx<'_> {
     }
 
     fn command(&self, imp: Impl, stdio: bool) -> Vec<String> {
-        let name = match (imp, stdio) {
+        self.binary(match (imp, stdio) {
             (Impl::Floor, true) => "floor-stdio",
             (Impl::Floor, false) => "floor-http",
             (Impl::Rmcp, _) => "echo-rmcp",
             (Impl::Ours, _) => "echo-ours",
-        };
-        vec![
-            self.options
-                .bin_dir
-                .join(name)
-                .to_string_lossy()
-                .into_owned(),
-        ]
+        })
     }
 }
 

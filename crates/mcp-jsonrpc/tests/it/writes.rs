@@ -39,6 +39,23 @@ impl Transport for Counting {
     }
 }
 
+/// Runs a connection over `ours`, counting its writes.
+fn run_counting(
+    ours: MemoryTransport,
+) -> (
+    Arc<Mutex<Vec<usize>>>,
+    tokio::task::JoinHandle<mcp_jsonrpc::Result<()>>,
+) {
+    let writes = Arc::new(Mutex::new(Vec::new()));
+    let transport = Counting {
+        inner: ours,
+        writes: writes.clone(),
+    };
+    let (probe, _events) = probe();
+    let (conn, _peer) = Connection::new(transport, TestHandler(probe), Config::default());
+    (writes, tokio::spawn(conn.run()))
+}
+
 #[tokio::test]
 async fn pipelined_requests_are_answered_in_one_write() {
     let (ours, mut remote) = memory::pair(64);
@@ -49,14 +66,7 @@ async fn pipelined_requests_are_answered_in_one_write() {
         )
         .await;
     }
-    let writes = Arc::new(Mutex::new(Vec::new()));
-    let transport = Counting {
-        inner: ours,
-        writes: writes.clone(),
-    };
-    let (probe, _events) = probe();
-    let (conn, _peer) = Connection::new(transport, TestHandler(probe), Config::default());
-    let run = tokio::spawn(conn.run());
+    let (writes, run) = run_counting(ours);
     // Every request answered once, in the order they were read.
     for id in 0..20 {
         let answer = recv_value(&mut remote).await;
@@ -72,14 +82,7 @@ async fn pipelined_requests_are_answered_in_one_write() {
 #[tokio::test]
 async fn a_single_reply_is_a_plain_send() {
     let (ours, mut remote) = memory::pair(64);
-    let writes = Arc::new(Mutex::new(Vec::new()));
-    let transport = Counting {
-        inner: ours,
-        writes: writes.clone(),
-    };
-    let (probe, _events) = probe();
-    let (conn, _peer) = Connection::new(transport, TestHandler(probe), Config::default());
-    let run = tokio::spawn(conn.run());
+    let (writes, run) = run_counting(ours);
     for id in 0..3 {
         send_text(
             &mut remote,

@@ -36,6 +36,17 @@ fn echo_example() -> &'static Path {
     })
 }
 
+/// The example with piped stdin and stdout, its stderr discarded.
+fn spawn_piped() -> tokio::process::Child {
+    tokio::process::Command::new(echo_example())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn the_echo_example_over_pipes() {
     let (tx, mut stderr) = mpsc::channel(64);
@@ -113,13 +124,7 @@ async fn the_echo_example_answers_bad_lines_and_limits() {
 
 #[tokio::test]
 async fn the_echo_example_exits_at_the_end_of_input_even_when_its_output_is_not_read() {
-    let mut child = tokio::process::Command::new(echo_example())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped();
     let mut stdin = child.stdin.take().unwrap();
     // Nobody reads this: its answers fill the pipe (which the server widens to 1 MiB) and the
     // server's writes block.
@@ -140,13 +145,7 @@ async fn the_echo_example_exits_at_the_end_of_input_even_when_its_output_is_not_
 
 #[tokio::test]
 async fn the_echo_example_answers_every_request_written_before_the_end_of_input() {
-    let mut child = tokio::process::Command::new(echo_example())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped();
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     // Read concurrently, so the answers never fill the pipe.
