@@ -4,24 +4,28 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::future::{Future, pending};
 use std::io;
-use std::path::Path;
 use std::pin::Pin;
-use std::process::{ExitStatus, Stdio};
-use std::sync::Arc;
+use std::process::ExitStatus;
 use std::time::Duration;
 
 use mcp_jsonrpc::{ErrorCode, Message, Transport};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tokio::io::AsyncRead;
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
-use tokio::sync::{Mutex, mpsc, watch};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::watch;
 use tokio::time::{Instant, Sleep, sleep, sleep_until};
+
+mod builder;
+mod stderr;
+
+pub use builder::ChildProcessBuilder;
+use stderr::StderrPump;
+pub use stderr::StderrSink;
 
 use crate::error::{Error, Result};
 use crate::lines::{Frame, LineReader};
-use crate::pipe_size;
-use crate::stdio::{DEFAULT_MAX_LINE_SIZE, SharedWriter, encode, encode_all, write_line};
+use crate::stdio::{SharedWriter, encode, encode_all, write_line};
 
 /// The default of [`ChildProcessBuilder::close_timeout`] and
 /// [`ChildProcessBuilder::term_timeout`]: 2 s.
@@ -32,55 +36,8 @@ pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
 /// end.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
 
-/// Stderr lines longer than this are cut (the rest of the line is skipped).
-const MAX_STDERR_LINE: usize = 64 * 1024;
-
 /// How many characters of a non-protocol line an error quotes.
 const QUOTE_CHARS: usize = 200;
-
-/// Where the server's stderr goes. The default is [`StderrSink::Tracing`].
-///
-/// Lines are read while the transport's [`recv`](Transport::recv) (or
-/// [`close`](Transport::close)) is being polled, which a running connection always does; no
-/// task is spawned. Lines are decoded as UTF-8 (lossily), without their line ending, and cut
-/// at 64 KiB.
-#[derive(Default)]
-#[non_exhaustive]
-pub enum StderrSink {
-    /// Each line becomes a `tracing` event at `INFO` level with target
-    /// `mcp_transport_stdio::stderr` (fields `pid` and `program`).
-    #[default]
-    Tracing,
-    /// The child writes to this process's stderr directly.
-    Inherit,
-    /// The child's stderr goes to `/dev/null`.
-    Discard,
-    /// Each line is sent to the channel. It never blocks the transport: when the channel is
-    /// full, lines are dropped (and counted in a warning).
-    Channel(mpsc::Sender<String>),
-    /// Each line is passed to the callback, on the task running the connection; it should
-    /// return quickly.
-    Callback(Box<dyn FnMut(&str) + Send>),
-}
-
-impl StderrSink {
-    /// A [`StderrSink::Callback`].
-    pub fn callback(f: impl FnMut(&str) + Send + 'static) -> Self {
-        StderrSink::Callback(Box::new(f))
-    }
-}
-
-impl fmt::Debug for StderrSink {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StderrSink::Tracing => f.write_str("Tracing"),
-            StderrSink::Inherit => f.write_str("Inherit"),
-            StderrSink::Discard => f.write_str("Discard"),
-            StderrSink::Channel(tx) => f.debug_tuple("Channel").field(tx).finish(),
-            StderrSink::Callback(_) => f.write_str("Callback(..)"),
-        }
-    }
-}
 
 /// Which step of the shutdown sequence ended the server process; see
 /// [`ChildProcessTransport`]'s `close`.
@@ -140,249 +97,6 @@ impl ProcessHandle {
         match seen {
             Ok(status) => status,
             Err(_) => state.borrow().status,
-        }
-    }
-}
-
-/// Builds a [`ChildProcessTransport`]: the command, and the transport's options.
-#[derive(Debug)]
-pub struct ChildProcessBuilder {
-    command: Command,
-    program: String,
-    stderr: StderrSink,
-    max_line_size: usize,
-    close_timeout: Duration,
-    term_timeout: Duration,
-}
-
-impl ChildProcessBuilder {
-    /// Starts building a transport that runs `program` (looked up in `PATH` if it has no
-    /// slash).
-    pub fn new(program: impl AsRef<OsStr>) -> Self {
-        ChildProcessBuilder::from_command(Command::new(program))
-    }
-
-    /// Starts from a prepared command (for settings this builder does not have: user,
-    /// process group, ...). Its stdin, stdout and stderr settings are replaced.
-    pub fn from_command(command: Command) -> Self {
-        let program = command
-            .as_std()
-            .get_program()
-            .to_string_lossy()
-            .into_owned();
-        ChildProcessBuilder {
-            command,
-            program,
-            stderr: StderrSink::default(),
-            max_line_size: DEFAULT_MAX_LINE_SIZE,
-            close_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
-            term_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
-        }
-    }
-
-    /// Adds an argument.
-    #[must_use]
-    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
-        self.command.arg(arg);
-        self
-    }
-
-    /// Adds arguments.
-    #[must_use]
-    pub fn args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<OsStr>,
-    {
-        self.command.args(args);
-        self
-    }
-
-    /// Sets an environment variable (the rest of the environment is inherited unless
-    /// [`env_clear`](Self::env_clear) is called).
-    #[must_use]
-    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
-        self.command.env(key, value);
-        self
-    }
-
-    /// Sets environment variables.
-    #[must_use]
-    pub fn envs<I, K, V>(mut self, vars: I) -> Self
-    where
-        I: IntoIterator<Item = (K, V)>,
-        K: AsRef<OsStr>,
-        V: AsRef<OsStr>,
-    {
-        self.command.envs(vars);
-        self
-    }
-
-    /// Removes an environment variable.
-    #[must_use]
-    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
-        self.command.env_remove(key);
-        self
-    }
-
-    /// Starts from an empty environment.
-    #[must_use]
-    pub fn env_clear(mut self) -> Self {
-        self.command.env_clear();
-        self
-    }
-
-    /// Sets the working directory.
-    #[must_use]
-    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.command.current_dir(dir);
-        self
-    }
-
-    /// Sets where the server's stderr goes (default [`StderrSink::Tracing`]).
-    #[must_use]
-    pub fn stderr(mut self, sink: StderrSink) -> Self {
-        self.stderr = sink;
-        self
-    }
-
-    /// Sets the longest line accepted from the server's stdout, in bytes (default
-    /// [`DEFAULT_MAX_LINE_SIZE`]). A longer line is skipped without being buffered; if it is
-    /// a response, the request it answers fails at once with `MessageTooLarge`.
-    #[must_use]
-    pub fn max_line_size(mut self, max: usize) -> Self {
-        self.max_line_size = max.max(1);
-        self
-    }
-
-    /// How long `close` waits for the server to exit after closing its stdin, before
-    /// sending `SIGTERM` (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
-    #[must_use]
-    pub fn close_timeout(mut self, timeout: Duration) -> Self {
-        self.close_timeout = timeout;
-        self
-    }
-
-    /// How long `close` waits for the server to exit after `SIGTERM`, before sending
-    /// `SIGKILL` (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
-    #[must_use]
-    pub fn term_timeout(mut self, timeout: Duration) -> Self {
-        self.term_timeout = timeout;
-        self
-    }
-
-    /// Starts the server process.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Spawn`] if the process cannot be started.
-    ///
-    /// # Panics
-    ///
-    /// Panics outside a tokio runtime with IO enabled.
-    pub fn spawn(mut self) -> Result<ChildProcessTransport> {
-        let stderr_stdio = match self.stderr {
-            StderrSink::Inherit => Stdio::inherit(),
-            StderrSink::Discard => Stdio::null(),
-            _ => Stdio::piped(),
-        };
-        let mut child = self
-            .command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr_stdio)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|source| Error::Spawn {
-                program: self.program.clone(),
-                source,
-            })?;
-        let pid = child.id();
-        if let Some(stdin) = &child.stdin {
-            pipe_size::widen(stdin);
-        }
-        if let Some(stdout) = &child.stdout {
-            pipe_size::widen(stdout);
-        }
-        let stdin = child.stdin.take();
-        let stdout = child
-            .stdout
-            .take()
-            .map(|out| LineReader::new(out, self.max_line_size));
-        let sink = match self.stderr {
-            StderrSink::Channel(tx) => Some(Sink::Channel(tx)),
-            StderrSink::Callback(f) => Some(Sink::Callback(f)),
-            StderrSink::Tracing => Some(Sink::Tracing),
-            StderrSink::Inherit | StderrSink::Discard => None,
-        };
-        let stderr = match (child.stderr.take(), sink) {
-            (Some(err), Some(sink)) => Some(StderrPump {
-                lines: LineReader::new(err, MAX_STDERR_LINE),
-                sink,
-                dropped: 0,
-            }),
-            _ => None,
-        };
-        tracing::debug!(program = %self.program, pid, "spawned the server process");
-        Ok(ChildProcessTransport {
-            child,
-            pid,
-            program: self.program,
-            stdin: Arc::new(Mutex::new(stdin)),
-            stdout,
-            stderr,
-            status: None,
-            grace: None,
-            grace_over: false,
-            max_line_size: self.max_line_size,
-            close_timeout: self.close_timeout,
-            term_timeout: self.term_timeout,
-            state: watch::Sender::new(ProcessState::default()),
-        })
-    }
-}
-
-enum Sink {
-    Tracing,
-    Channel(mpsc::Sender<String>),
-    Callback(Box<dyn FnMut(&str) + Send>),
-}
-
-struct StderrPump {
-    lines: LineReader<ChildStderr>,
-    sink: Sink,
-    dropped: u64,
-}
-
-impl StderrPump {
-    fn deliver(&mut self, frame: Frame, pid: Option<u32>, program: &str) {
-        let line = match frame {
-            Frame::Line(range) => String::from_utf8_lossy(self.lines.bytes(range)).into_owned(),
-            Frame::Oversized { size, head } => format!(
-                "{}... [line of {size} bytes cut]",
-                String::from_utf8_lossy(&head)
-            ),
-        };
-        match &mut self.sink {
-            Sink::Tracing => {
-                tracing::info!(target: "mcp_transport_stdio::stderr", pid, program, "{line}");
-            }
-            Sink::Channel(tx) => match tx.try_send(line) {
-                Ok(()) => {}
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    self.dropped += 1;
-                    if self.dropped.is_power_of_two() {
-                        tracing::warn!(
-                            pid,
-                            program,
-                            dropped = self.dropped,
-                            "stderr channel full, dropping the server's stderr lines"
-                        );
-                    }
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => {}
-            },
-            Sink::Callback(f) => f(&line),
         }
     }
 }
