@@ -9,10 +9,11 @@ use std::task::{Context, Poll};
 use futures::FutureExt;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
+use super::running::HandlerTask;
 use super::{Batch, Driver, HandlerDone, Kind, Outgoing, Running};
 use crate::error::{Error, ErrorObject};
+use crate::extensions::Extensions;
 use crate::handler::{Handler, NotificationContext, RequestContext};
 use crate::message::{Id, InvalidMessage, Message, Notification, Request, Response, too_large};
 use crate::peer::{Progress, read_progress_token};
@@ -28,6 +29,7 @@ impl<H: Handler> Driver<H> {
             let Some((request, batch)) = self.backlog.pop_front() else {
                 break;
             };
+            self.backlog_ids.remove(&request.id);
             self.start_request(request, batch);
             any = true;
         }
@@ -42,27 +44,21 @@ impl<H: Handler> Driver<H> {
             cancellation: token.clone(),
             progress_token: read_progress_token(request.params.as_deref()),
             peer: self.peer.clone(),
-            extensions: Arc::new(std::mem::take(&mut request.extensions)),
+            extensions: shared(std::mem::take(&mut request.extensions)),
         };
         let span = tracing::debug_span!("request", id = %id, method = %request.method);
         let handler = self.handler.clone();
-        // The handler's future in a box of its own: it can be large (kilobytes), and the
-        // wrappers below would otherwise copy it each time one wraps it.
-        let call = AssertUnwindSafe(Box::pin(async move {
-            handler.handle_request(request, ctx).await
-        }))
-        .catch_unwind();
-        let done_id = id.clone();
-        let fut = token
-            .clone()
-            .run_until_cancelled_owned(call)
-            .map(move |output| HandlerDone {
-                id: done_id,
-                output,
-            })
-            .instrument(span);
-        self.running.insert(id, Running { token, batch });
-        self.handlers.push(Box::pin(fut));
+        // The handler's future in a box of its own: it can be large (kilobytes), and moving it
+        // into the task by value would copy it.
+        let call = Box::pin(async move { handler.handle_request(request, ctx).await });
+        self.running.insert(
+            id.clone(),
+            Running {
+                token: token.clone(),
+                batch,
+            },
+        );
+        self.handlers.push(HandlerTask::new(id, call, token, span));
     }
 
     pub(super) fn on_handler_done(&mut self, done: HandlerDone) {
@@ -207,8 +203,7 @@ impl<H: Handler> Driver<H> {
                 if size > limit {
                     return Some(Response::error(Some(request.id), too_large(size, limit)));
                 }
-                if self.running.contains_key(&request.id)
-                    || self.backlog.iter().any(|(r, _)| r.id == request.id)
+                if self.running.contains_key(&request.id) || self.backlog_ids.contains(&request.id)
                 {
                     return Some(Response::error(
                         Some(request.id),
@@ -234,6 +229,7 @@ impl<H: Handler> Driver<H> {
                 if self.slots_in_use() < self.limits.max_concurrent {
                     self.start_request(request, batch);
                 } else {
+                    self.backlog_ids.insert(request.id.clone());
                     self.backlog.push_back((request, batch));
                 }
                 None
@@ -308,7 +304,8 @@ impl<H: Handler> Driver<H> {
         tracing::debug!(%id, reason = cancelled.reason.as_deref(), "peer cancelled a request");
         if let Some(running) = self.running.get(&id) {
             running.token.cancel();
-        } else if let Some(i) = self.backlog.iter().position(|(r, _)| r.id == id)
+        } else if self.backlog_ids.remove(&id)
+            && let Some(i) = self.backlog.iter().position(|(r, _)| r.id == id)
             && let Some((_, Some(batch))) = self.backlog.remove(i)
         {
             self.batch_item_done(batch, None);
@@ -349,5 +346,16 @@ impl<H: Handler> Driver<H> {
         if !self.shared.complete(&id, Err(error)) {
             tracing::debug!(%id, "unreadable response to an unknown or cancelled request");
         }
+    }
+}
+
+/// `extensions` behind an `Arc`; empty ones (every request of a transport that attaches
+/// nothing, such as stdio) share one, so that no allocation is made for them.
+fn shared(extensions: Extensions) -> Arc<Extensions> {
+    static EMPTY: std::sync::OnceLock<Arc<Extensions>> = std::sync::OnceLock::new();
+    if extensions.is_empty() {
+        EMPTY.get_or_init(Arc::default).clone()
+    } else {
+        Arc::new(extensions)
     }
 }

@@ -3,7 +3,7 @@
 use expect_test::{Expect, expect};
 use mcp_jsonrpc::Config;
 
-use crate::common::{TestHandler, probe, recv_text, send_text, start};
+use crate::common::{TestHandler, probe, recv_text, recv_value, send_text, start};
 
 async fn check(input: &str, expected: Expect) {
     let (p, _events) = probe();
@@ -77,6 +77,35 @@ async fn a_duplicate_id_of_a_running_request_is_refused() {
         r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"duplicate request id"}}"#
     ]]
     .assert_eq(&recv_text(&mut remote).await);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_duplicate_id_of_a_waiting_request_is_refused_and_freed_once_it_ran() {
+    let (p, mut events) = probe();
+    let mut config = Config::default();
+    config.max_concurrent_requests = 1;
+    let (_peer, mut remote, _run) = start(TestHandler(p.clone()), config);
+    send_text(&mut remote, r#"{"jsonrpc":"2.0","id":1,"method":"block"}"#).await;
+    assert_eq!(events.next().await, "started 1");
+    // 2 waits in the backlog behind 1; a second 2 is a duplicate of it.
+    send_text(&mut remote, r#"{"jsonrpc":"2.0","id":2,"method":"block"}"#).await;
+    send_text(&mut remote, r#"{"jsonrpc":"2.0","id":2,"method":"echo"}"#).await;
+    expect![[
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"duplicate request id"}}"#
+    ]]
+    .assert_eq(&recv_text(&mut remote).await);
+    // 1 ends, 2 starts and ends: id 2 is free again.
+    p.gate.add_permits(1);
+    assert_eq!(recv_value(&mut remote).await["id"], 1);
+    assert_eq!(events.next().await, "started 2");
+    p.gate.add_permits(1);
+    assert_eq!(recv_value(&mut remote).await["id"], 2);
+    send_text(
+        &mut remote,
+        r#"{"jsonrpc":"2.0","id":2,"method":"echo","params":{}}"#,
+    )
+    .await;
+    expect![[r#"{"jsonrpc":"2.0","id":2,"result":{}}"#]].assert_eq(&recv_text(&mut remote).await);
 }
 
 #[tokio::test(start_paused = true)]

@@ -57,7 +57,7 @@ fn run_counting(
 }
 
 #[tokio::test]
-async fn pipelined_requests_are_answered_in_one_write() {
+async fn pipelined_requests_are_answered_in_few_writes() {
     let (ours, mut remote) = memory::pair(64);
     for id in 0..20 {
         send_text(
@@ -73,8 +73,9 @@ async fn pipelined_requests_are_answered_in_one_write() {
         assert_eq!(answer["id"], id);
         assert_eq!(answer["result"]["n"], id);
     }
-    // All twenty were read before the first write: one write carried them all.
-    assert_eq!(*writes.lock().unwrap(), [20]);
+    // Read ahead and written together, eight at most before the next read (the engine writes
+    // early so that a pipelining peer gets to work on the first answers).
+    assert_eq!(*writes.lock().unwrap(), [8, 8, 4]);
     drop(remote);
     run.await.unwrap().unwrap();
 }
