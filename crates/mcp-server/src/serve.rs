@@ -196,26 +196,78 @@ fn modern_meta(request: &Request) -> Option<Result<RequestMeta, ErrorObject>> {
 }
 
 impl Handler for SessionHandler {
-    async fn handle_request(&self, request: Request, ctx: RequestContext) -> Reply {
+    /// Decided before anything is awaited, so that the future the connection keeps per
+    /// request holds only what the call awaits (the branches that answer at once, and the
+    /// boxed 2026-07-28 one, leave nothing in it).
+    fn handle_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> impl Future<Output = Reply> + Send {
+        use futures::future::{Either, ready};
         // Until a client opens a legacy session with `initialize`, a request naming its
         // protocol version in `_meta` is served on its own (2026-07-28); after it, the
         // connection is the session's (its requests' `_meta` is not even looked into).
         if self.session.init.get().is_none()
             && let Some(meta) = modern_meta(&request)
         {
-            // Boxed: the stateless era's future is large, and every request's future is as
-            // large as its largest branch (the connection moves it into a box per request).
-            return Box::pin(modern::serve(&self.server, request, ctx, meta?)).await;
+            let modern: futures::future::BoxFuture<'_, Reply> = match meta {
+                Ok(meta) => Box::pin(modern::serve(&self.server, request, ctx, meta)),
+                Err(e) => Box::pin(ready(Err(e))),
+            };
+            return Either::Left(modern);
         }
+        match self.start_call(request, &ctx) {
+            Err(answer) => Either::Right(Either::Left(ready(answer))),
+            Ok((call, version)) => Either::Right(Either::Right(async move {
+                match call.await {
+                    Ok(response) => Ok(response.into_raw()),
+                    Err(e) if is_input_required(&*e) => Err(ErrorObject::internal_error(
+                        "the handler asked for input, which this protocol version sends as requests",
+                    )),
+                    Err(e) => Err(error_object(&*e, &version)),
+                }
+            })),
+        }
+    }
+
+    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
+        if notification.method == <Initialized as mcp_types::Notification>::METHOD {
+            self.session.open();
+        }
+    }
+}
+
+/// A request's call into the server's service, and the protocol version its errors are
+/// written for.
+type Call = (
+    futures::future::BoxFuture<
+        'static,
+        std::result::Result<crate::service::McpResponse, crate::error::BoxError>,
+    >,
+    ProtocolVersion,
+);
+
+impl SessionHandler {
+    /// Answers what needs no handler (`ping`, `initialize`, a request before the session is
+    /// initialized) as `Err`, or starts the request's call into the server's service.
+    fn start_call(
+        &self,
+        request: Request,
+        ctx: &RequestContext,
+    ) -> std::result::Result<Call, Reply> {
         let method = &*request.method;
         if method == <Ping as mcp_types::Request>::METHOD {
-            return raw(&EmptyResult::default());
+            return Err(raw(&EmptyResult::default()));
         }
         if method == <Initialize as mcp_types::Request>::METHOD {
             let params: InitializeRequestParams = request.params().map_err(|e| {
-                ErrorObject::invalid_params(format!("invalid params: {}", e.message))
+                Err(ErrorObject::invalid_params(format!(
+                    "invalid params: {}",
+                    e.message
+                )))
             })?;
-            return self.initialize(params, &ctx);
+            return Err(self.initialize(params, ctx));
         }
         let init = match self.session.init.get() {
             Some(init) => init.clone(),
@@ -223,7 +275,7 @@ impl Handler for SessionHandler {
             // says which protocol version the request is of.
             None => match ctx.extensions().get::<ProtocolVersion>() {
                 Some(version) => self.assume(version.clone(), ctx.peer()),
-                None => return Err(ErrorObject::invalid_request("server not initialized")),
+                None => return Err(Err(ErrorObject::invalid_request("server not initialized"))),
             },
         };
         let version = init.client.version.clone();
@@ -247,27 +299,12 @@ impl Handler for SessionHandler {
         });
         let Request { method, params, .. } = request;
         let method: Arc<str> = Arc::from(&*method);
-        match inner
-            .service
-            .oneshot(McpRequest::new(method, params, cx))
-            .await
-        {
-            Ok(response) => Ok(response.into_raw()),
-            Err(e) if is_input_required(&*e) => Err(ErrorObject::internal_error(
-                "the handler asked for input, which this protocol version sends as requests",
-            )),
-            Err(e) => Err(error_object(&*e, &version)),
-        }
+        Ok((
+            inner.service.oneshot(McpRequest::new(method, params, cx)),
+            version,
+        ))
     }
 
-    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
-        if notification.method == <Initialized as mcp_types::Notification>::METHOD {
-            self.session.open();
-        }
-    }
-}
-
-impl SessionHandler {
     /// Serves the session as initialized at `version` (negotiated like `initialize`) with no
     /// client capabilities, as [`ServeOptions::assume_initialized`] does.
     fn assume(&self, version: ProtocolVersion, peer: &mcp_jsonrpc::Peer) -> Arc<InitState> {
