@@ -1,6 +1,6 @@
 //! The pure parts of the benchmark harness of `cargo xtask bench` (issue 15), shared by its
 //! binaries and unit-tested here: the servers' command line ([`args`]), the floors' JSON-RPC
-//! echo ([`floor`]), raw JSON-RPC request bytes and response checks ([`wire`]), percentiles
+//! echo ([`floor`]), the raw HTTP/1 accept loop ([`http1`]), raw JSON-RPC request bytes and response checks ([`wire`]), percentiles
 //! and summaries ([`stats`]), `/proc` parsing ([`procfs`]) and the markdown report
 //! ([`report`]).
 //!
@@ -10,6 +10,7 @@
 
 pub mod args;
 pub mod floor;
+pub mod http1;
 pub mod procfs;
 pub mod report;
 pub mod stats;

@@ -5,11 +5,9 @@
 //! with TCP_NODELAY (rmcp's hyper example uses the slower protocol-sniffing `auto` builder),
 //! `LocalSessionManager`, JSON responses when stateless. No logging.
 
-use std::io::Write as _;
 use std::sync::Arc;
 
 use anyhow::Result;
-use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use mcp_bench::args::{Mode, ServerArgs, blob_text};
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
@@ -113,21 +111,5 @@ async fn serve_http(extra_tools: usize, addr: &str, stateful: bool) -> Result<()
         Arc::new(LocalSessionManager::default()),
         config,
     ));
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{}", listener.local_addr()?)?;
-    stdout.flush()?;
-    drop(stdout);
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        let service = service.clone();
-        tokio::spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    mcp_bench::http1::serve(addr, service).await
 }

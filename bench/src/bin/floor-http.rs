@@ -5,7 +5,6 @@
 //! accepted and ignored) and prints the bound address as its first stdout line.
 
 use std::convert::Infallible;
-use std::io::Write as _;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
@@ -14,7 +13,6 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use mcp_bench::args::{Mode, ServerArgs};
 use mcp_bench::floor::Floor;
 
@@ -34,24 +32,8 @@ fn main() -> Result<()> {
 }
 
 async fn serve(floor: Arc<Floor>, addr: &str) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{}", listener.local_addr()?)?;
-    stdout.flush()?;
-    drop(stdout);
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        let floor = floor.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| answer(floor.clone(), request));
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    let service = service_fn(move |request| answer(floor.clone(), request));
+    mcp_bench::http1::serve(addr, service).await
 }
 
 async fn answer(
