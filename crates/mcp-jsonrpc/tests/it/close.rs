@@ -110,6 +110,21 @@ fn start_half_closing(
     (remote, tokio::spawn(conn.run()))
 }
 
+/// Plays a peer that sends a request which blocks, sees it start, and ends its stream.
+async fn block_then_end(
+    remote: &mut mcp_jsonrpc::memory::MemoryTransport,
+    events: &mut crate::common::Events,
+    id: u64,
+) {
+    crate::common::send_text(
+        remote,
+        &json!({"jsonrpc": "2.0", "id": id, "method": "block", "params": {}}).to_string(),
+    )
+    .await;
+    assert_eq!(events.next().await, format!("started {id}"));
+    remote.close().await.unwrap();
+}
+
 #[tokio::test(start_paused = true)]
 async fn requests_read_before_the_peer_ends_its_stream_are_still_answered() {
     let (probe, _events) = crate::common::probe();
@@ -141,13 +156,7 @@ async fn requests_read_before_the_peer_ends_its_stream_are_still_answered() {
 async fn a_request_still_running_a_flush_timeout_after_the_peers_end_is_cancelled() {
     let (probe, mut events) = crate::common::probe();
     let (mut remote, run) = start_half_closing(probe);
-    crate::common::send_text(
-        &mut remote,
-        r#"{"jsonrpc":"2.0","id":7,"method":"block","params":{}}"#,
-    )
-    .await;
-    assert_eq!(events.next().await, "started 7");
-    remote.close().await.unwrap();
+    block_then_end(&mut remote, &mut events, 7).await;
     let started = tokio::time::Instant::now();
     run.await.unwrap().unwrap();
     assert_eq!(started.elapsed(), Config::default().flush_timeout);
@@ -160,13 +169,7 @@ async fn a_request_still_running_a_flush_timeout_after_the_peers_end_is_cancelle
 async fn a_peer_that_does_not_read_after_its_end_cancels_at_once() {
     let (probe, mut events) = crate::common::probe();
     let (_peer, mut remote, run) = start(crate::common::TestHandler(probe), Config::default());
-    crate::common::send_text(
-        &mut remote,
-        r#"{"jsonrpc":"2.0","id":8,"method":"block","params":{}}"#,
-    )
-    .await;
-    assert_eq!(events.next().await, "started 8");
-    remote.close().await.unwrap();
+    block_then_end(&mut remote, &mut events, 8).await;
     let started = tokio::time::Instant::now();
     run.await.unwrap().unwrap();
     // The memory transport's end of stream is the peer going away: no waiting.
