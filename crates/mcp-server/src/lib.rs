@@ -150,6 +150,7 @@ mod serve;
 mod server;
 pub mod service;
 mod session_state;
+pub mod session_store;
 pub mod tasks;
 mod tool;
 #[cfg(feature = "tracing-bridge")]
@@ -175,6 +176,7 @@ pub use serve::ServeOptions;
 pub use server::{MODERN_VERSIONS, STATEFUL_VERSIONS, Server};
 pub use service::{IntoMcpResponse, McpRequest, McpResponse, McpService, ToolCall, ToolService};
 pub use session_state::Session;
+pub use session_store::{InMemorySessionStore, SessionSnapshot, SessionStore};
 #[cfg(feature = "schemars")]
 pub use tool::Json;
 pub use tool::{IntoToolResult, Structured, Tool};

@@ -5,6 +5,15 @@ use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
+
+/// What a shared store's operation fails with (a connection error, say): the transport logs
+/// it and answers as if the store did not have what was asked (for a replay, 404; for an
+/// event it could not store, the event is still sent, but cannot be replayed).
+pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The future of a store operation ([`EventStore`], [`SessionDirectory`](super::SessionDirectory)).
+pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
 
 /// One SSE stream of a session.
 ///
@@ -60,22 +69,36 @@ impl Replay {
 /// `Last-Event-ID`.
 ///
 /// The transport calls [`append`](Self::append) for every event it writes to an SSE stream
-/// of a stateful session, in order, while holding the session's routing lock: keep it fast
-/// and non-blocking (a store backed by a database should buffer and write behind). Event ids
-/// must be unique within the session and must let [`replay_after`](Self::replay_after) find
-/// the stream they belong to (the spec: "event IDs should encode sufficient information to
-/// identify the originating stream").
+/// of a stateful session, in order, and writes the event to the client only once `append`
+/// has completed: an event a client saw is always one a resumption can find, on this
+/// instance or (with a store shared by several instances, such as `mcp-redis`'s) on another.
+/// A session's appends are never concurrent with each other or with a replay of the same
+/// session. Event ids must be unique within the session and must let
+/// [`replay_after`](Self::replay_after) find the stream they belong to (the spec: "event IDs
+/// should encode sufficient information to identify the originating stream").
+///
+/// `mcp_transport_http::server::contract::verify_event_store` checks these promises; run it
+/// against your own store.
 pub trait EventStore: Send + Sync + fmt::Debug + 'static {
     /// Stores one event of `stream` and returns its id.
-    fn append(&self, session: &str, stream: StreamId, data: Bytes) -> String;
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: StreamId,
+        data: Bytes,
+    ) -> StoreFuture<'a, String>;
 
     /// The stream `last_event_id` belongs to and the events of that stream stored after it,
     /// [`truncated`](Replay::truncated) if any of those were dropped; `None` if the id is not
     /// one of this session's.
-    fn replay_after(&self, session: &str, last_event_id: &str) -> Option<Replay>;
+    fn replay_after<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> StoreFuture<'a, Option<Replay>>;
 
     /// Forgets a session (it ended).
-    fn remove_session(&self, session: &str);
+    fn remove_session<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()>;
 }
 
 /// A bounded in-memory [`EventStore`]: per session, the newest `max_events` events totalling
@@ -163,8 +186,8 @@ fn format_id(stream: StreamId, seq: u64) -> String {
     format!("{}-{seq}", stream.0)
 }
 
-impl EventStore for InMemoryEventStore {
-    fn append(&self, session: &str, stream: StreamId, data: Bytes) -> String {
+impl InMemoryEventStore {
+    fn append_now(&self, session: &str, stream: StreamId, data: Bytes) -> String {
         let mut sessions = self.lock();
         let log = match sessions.get_mut(session) {
             Some(log) => log,
@@ -185,7 +208,7 @@ impl EventStore for InMemoryEventStore {
         format_id(stream, seq)
     }
 
-    fn replay_after(&self, session: &str, last_event_id: &str) -> Option<Replay> {
+    fn replay_now(&self, session: &str, last_event_id: &str) -> Option<Replay> {
         let (stream, seq) = parse_id(last_event_id)?;
         let sessions = self.lock();
         let log = sessions.get(session)?;
@@ -203,9 +226,33 @@ impl EventStore for InMemoryEventStore {
             .collect();
         Some(Replay::new(stream, events, log.lost_after(stream, seq)))
     }
+}
 
-    fn remove_session(&self, session: &str) {
+impl EventStore for InMemoryEventStore {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: StreamId,
+        data: Bytes,
+    ) -> StoreFuture<'a, String> {
+        Box::pin(std::future::ready(Ok(
+            self.append_now(session, stream, data)
+        )))
+    }
+
+    fn replay_after<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> StoreFuture<'a, Option<Replay>> {
+        Box::pin(std::future::ready(Ok(
+            self.replay_now(session, last_event_id)
+        )))
+    }
+
+    fn remove_session<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
         self.lock().remove(session);
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 
@@ -216,52 +263,52 @@ mod tests {
     #[test]
     fn replays_only_the_same_stream_after_the_id() {
         let store = InMemoryEventStore::new(3, 1 << 20);
-        let a = store.append("s", StreamId(1), Bytes::new());
-        store.append("s", StreamId(2), Bytes::from_static(b"x"));
-        let c = store.append("s", StreamId(1), Bytes::from_static(b"y"));
-        let replay = store.replay_after("s", &a).unwrap();
+        let a = store.append_now("s", StreamId(1), Bytes::new());
+        store.append_now("s", StreamId(2), Bytes::from_static(b"x"));
+        let c = store.append_now("s", StreamId(1), Bytes::from_static(b"y"));
+        let replay = store.replay_now("s", &a).unwrap();
         assert_eq!(replay.stream, StreamId(1));
         assert_eq!(replay.events.len(), 1);
         assert_eq!(replay.events[0].id, c);
-        assert!(store.replay_after("other", &a).is_none());
-        assert!(store.replay_after("s", "nonsense").is_none());
-        assert!(store.replay_after("s", "1-99").is_none());
+        assert!(store.replay_now("other", &a).is_none());
+        assert!(store.replay_now("s", "nonsense").is_none());
+        assert!(store.replay_now("s", "1-99").is_none());
         assert!(!replay.truncated);
         // Bounded: the oldest event goes (the priming event `a`: nothing after it is lost).
-        store.append("s", StreamId(1), Bytes::from_static(b"z"));
-        let replay = store.replay_after("s", &a).unwrap();
+        store.append_now("s", StreamId(1), Bytes::from_static(b"z"));
+        let replay = store.replay_now("s", &a).unwrap();
         assert_eq!(replay.events.len(), 2);
         assert!(!replay.truncated);
-        store.remove_session("s");
-        assert!(store.replay_after("s", &a).is_none());
+        store.lock().remove("s");
+        assert!(store.replay_now("s", &a).is_none());
     }
 
     #[test]
     fn a_resumption_past_dropped_events_of_its_stream_is_truncated() {
         let store = InMemoryEventStore::new(2, 1 << 20);
-        let p1 = store.append("s", StreamId(1), Bytes::new());
-        let p2 = store.append("s", StreamId(2), Bytes::new());
+        let p1 = store.append_now("s", StreamId(1), Bytes::new());
+        let p2 = store.append_now("s", StreamId(2), Bytes::new());
         // Stream 1's priming event goes: nothing after it was lost.
-        store.append("s", StreamId(1), Bytes::from_static(b"a"));
-        assert!(!store.replay_after("s", &p1).unwrap().truncated);
+        store.append_now("s", StreamId(1), Bytes::from_static(b"a"));
+        assert!(!store.replay_now("s", &p1).unwrap().truncated);
         // Stream 2's priming event goes: nothing of stream 2 after it was lost either.
-        store.append("s", StreamId(1), Bytes::from_static(b"b"));
-        assert!(!store.replay_after("s", &p2).unwrap().truncated);
+        store.append_now("s", StreamId(1), Bytes::from_static(b"b"));
+        assert!(!store.replay_now("s", &p2).unwrap().truncated);
         // `a` goes: resuming stream 1 from its priming event would miss it.
-        store.append("s", StreamId(1), Bytes::from_static(b"c"));
-        let replay = store.replay_after("s", &p1).unwrap();
+        store.append_now("s", StreamId(1), Bytes::from_static(b"c"));
+        let replay = store.replay_now("s", &p1).unwrap();
         assert!(replay.truncated);
         assert_eq!(replay.events.len(), 2);
-        assert!(!store.replay_after("s", &p2).unwrap().truncated);
+        assert!(!store.replay_now("s", &p2).unwrap().truncated);
     }
 
     #[test]
     fn the_record_of_dropped_events_is_bounded() {
         // One event kept: every append drops the previous one, each of its own stream.
         let store = InMemoryEventStore::new(1, 1 << 20);
-        let first = store.append("s", StreamId(1), Bytes::from_static(b"x"));
+        let first = store.append_now("s", StreamId(1), Bytes::from_static(b"x"));
         for stream in 2..100 {
-            store.append("s", StreamId(stream), Bytes::from_static(b"x"));
+            store.append_now("s", StreamId(stream), Bytes::from_static(b"x"));
         }
         let sessions = store.lock();
         assert!(sessions["s"].dropped.len() <= 1);
@@ -269,6 +316,6 @@ mod tests {
         // Forgotten streams are still reported conservatively.
         let before_first = "1-0";
         assert_eq!(first, before_first);
-        assert!(store.replay_after("s", "3-1").unwrap().truncated);
+        assert!(store.replay_now("s", "3-1").unwrap().truncated);
     }
 }

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::error::Error;
 use super::event_store::StreamId;
 use super::routing::{Frames, Mode, Queued};
-use super::session::{Session, SessionKind};
+use super::session::{Session, SessionKind, append_or_log};
 use super::sse::{self, Frame};
 
 /// What the session factory learns about a new session.
@@ -75,15 +75,20 @@ impl Transport for HttpSessionTransport {
 
     fn send(&mut self, msg: Message) -> impl Future<Output = Result<(), Error>> + Send + 'static {
         let session = self.session.clone();
-        let routed = if session.is_ended() {
+        let json = if session.is_ended() {
             Err(Error::SessionClosed)
         } else {
-            msg.to_json()
-                .map_err(Error::Encode)
-                .map(|json| session.route(&msg, Bytes::from(json)))
+            msg.to_json().map_err(Error::Encode)
         };
         async move {
-            if let Some((tx, Frames(priming, frame))) = routed? {
+            let data = Bytes::from(json?);
+            let _order = session.order().await;
+            let Some(routed) = session.route(&msg) else {
+                return Ok(());
+            };
+            // Stored even when its connection is gone: the client replays it.
+            let Frames(priming, frame) = session.frames(&routed, data).await;
+            if let Some(tx) = routed.tx {
                 if let Some(priming) = priming
                     && tx.send(priming).await.is_err()
                 {
@@ -163,28 +168,36 @@ impl SessionHandle {
     /// Returns `false` if no such request is in flight, if its answer already went out as
     /// plain JSON, or if the session has no event store (then nothing is closed, since the
     /// messages could not be recovered).
-    pub fn close_request_stream(&self, id: &Id) -> bool {
+    pub async fn close_request_stream(&self, id: &Id) -> bool {
         let session = &self.session;
         let Some((store, sid)) = session.store() else {
             return false;
         };
-        let mut st = session.lock();
-        let Some(stream) = st.requests.get(id).map(|r| r.stream) else {
-            return false;
-        };
-        let Some(slot) = st.streams.get_mut(&stream) else {
-            return false;
-        };
-        if slot.mode == Mode::Undecided {
+        let _order = session.order().await;
+        let (stream, tx) = {
+            let mut st = session.lock();
+            let Some(stream) = st.requests.get(id).map(|r| r.stream) else {
+                return false;
+            };
+            let Some(slot) = st.streams.get_mut(&stream) else {
+                return false;
+            };
+            let prime = slot.mode == Mode::Undecided;
             slot.mode = Mode::Sse;
-            let event_id = store.append(sid, StreamId(stream), Bytes::new());
-            let priming = sse::event(Some(&event_id), Some(session.config.sse_retry), None, b"");
-            if let Some(tx) = slot.live_tx() {
-                // The queue is empty (nothing was sent), so this cannot fail for lack of room.
-                let _ = tx.try_send(Frame::Event(priming));
-            }
+            let tx = slot.tx.take();
+            (stream, tx.filter(|_| prime))
+        };
+        if let Some(tx) = tx {
+            let event_id = append_or_log(store, sid, StreamId(stream), Bytes::new()).await;
+            let priming = sse::event(
+                event_id.as_deref(),
+                Some(session.config.sse_retry),
+                None,
+                b"",
+            );
+            // The queue is empty (nothing was sent), so this cannot fail for lack of room.
+            let _ = tx.try_send(Frame::Event(priming));
         }
-        slot.tx = None;
         true
     }
 
@@ -222,7 +235,7 @@ impl SessionHandle {
 ///     ) -> Result<Box<RawValue>, ErrorObject> {
 ///         if let Some(stream) = ctx.extensions().get::<RequestStream>() {
 ///             // The client reconnects; the response below reaches it then.
-///             stream.close();
+///             stream.close().await;
 ///         }
 ///         to_raw_value(&"done")
 ///     }
@@ -253,7 +266,7 @@ impl RequestStream {
     /// [`SessionHandle::close_request_stream`], which this calls (and whose result it
     /// returns: `false` without an event store, in stateless and legacy sessions, or once
     /// the response went out as plain JSON).
-    pub fn close(&self) -> bool {
-        self.handle.close_request_stream(&self.id)
+    pub async fn close(&self) -> bool {
+        self.handle.close_request_stream(&self.id).await
     }
 }

@@ -37,7 +37,7 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) ->
     let stateless = shared.config.mode == SessionMode::Stateless;
     match *req.method() {
         Method::POST => post(shared, req).await.unwrap_or_else(|res| res),
-        Method::GET if !stateless => get(shared, req).unwrap_or_else(|res| res),
+        Method::GET if !stateless => get(shared, req).await.unwrap_or_else(|res| res),
         Method::DELETE if !stateless => delete(&shared, &req).unwrap_or_else(|res| res),
         _ if stateless => method_not_allowed("POST"),
         _ => method_not_allowed("GET, POST, DELETE"),
@@ -325,7 +325,7 @@ async fn post_to_session(
     }
 }
 
-fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
+async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     let headers = req.headers();
     if !accepts(headers, "text", "event-stream") {
         return Err(reject_msg(
@@ -340,6 +340,7 @@ fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     let effective = session.effective_version(version.as_deref());
     let (prefix, rx) = session
         .open_get_stream(last, &effective)
+        .await
         .map_err(|e| match e {
             OpenError::Conflict => reject_msg(
                 StatusCode::CONFLICT,

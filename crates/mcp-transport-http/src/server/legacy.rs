@@ -44,7 +44,7 @@ pub(crate) async fn legacy_sse(State(shared): State<Arc<Shared>>, req: Request) 
     };
     let id = session.id.as_deref().unwrap_or_default();
     let endpoint = format!("{post_path}?sessionId={id}");
-    let Ok((_, rx)) = session.open_get_stream(None, "2024-11-05") else {
+    let Ok((_, rx)) = session.open_get_stream(None, "2024-11-05").await else {
         return session_not_found();
     };
     let prefix = VecDeque::from([sse::event(

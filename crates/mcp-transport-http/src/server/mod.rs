@@ -188,6 +188,7 @@
 mod builder;
 mod checks;
 mod config;
+mod directory;
 mod error;
 mod event_store;
 mod handle;
@@ -206,8 +207,11 @@ mod sse;
 
 pub use builder::Builder;
 pub use config::{DEFAULT_PROTOCOL_VERSIONS, LOCALHOST, SessionMode};
+pub use directory::{InMemorySessionDirectory, SessionDirectory, SessionRecord};
 pub use error::{Error, Result};
-pub use event_store::{EventStore, InMemoryEventStore, Replay, StoredEvent, StreamId};
+pub use event_store::{
+    EventStore, InMemoryEventStore, Replay, StoreError, StoreFuture, StoredEvent, StreamId,
+};
 pub use handle::{HttpSessionTransport, RequestStream, SessionHandle, SessionInfo};
 pub use runner::HttpServer;
 pub use service::StreamableHttpService;

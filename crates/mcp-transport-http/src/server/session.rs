@@ -59,6 +59,8 @@ pub(crate) struct Session {
     state: Mutex<RouteState>,
     pub(crate) ended: CancellationToken,
     registry: Option<Weak<dyn Unregister>>,
+    /// See [`Session::order`].
+    order: tokio::sync::Mutex<()>,
     active: AtomicUsize,
     last_active: Mutex<Instant>,
 }
@@ -115,6 +117,7 @@ impl Session {
             }),
             ended: CancellationToken::new(),
             registry,
+            order: tokio::sync::Mutex::new(()),
             active: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
         });
@@ -217,48 +220,61 @@ impl Session {
     }
 
     /// Opens (or resumes) an SSE stream for GET.
-    pub(crate) fn open_get_stream(
+    pub(crate) async fn open_get_stream(
         &self,
         last_event_id: Option<&str>,
         version: &str,
     ) -> Result<(VecDeque<Bytes>, Option<mpsc::Receiver<Frame>>), OpenError> {
         let retry = self.config.sse_retry;
+        // Nothing is routed (and stored) between the replay and the new connection.
+        let _order = self.order().await;
+        let mut prefix = VecDeque::new();
+        let Some(last) = last_event_id else {
+            let rx = {
+                let mut st = self.lock();
+                if st.ended {
+                    return Err(OpenError::Ended);
+                }
+                if st
+                    .streams
+                    .get(&StreamId::STANDALONE.0)
+                    .is_some_and(|s| s.live_tx().is_some())
+                {
+                    return Err(OpenError::Conflict);
+                }
+                let (tx, rx) = mpsc::channel(self.config.stream_queue);
+                st.streams.insert(
+                    StreamId::STANDALONE.0,
+                    Slot {
+                        tx: Some(tx),
+                        mode: Mode::Sse,
+                        pending: 0,
+                        prime: false,
+                    },
+                );
+                rx
+            };
+            if self.primes(version)
+                && let Some((store, sid)) = self.store()
+            {
+                let id = append_or_log(store, sid, StreamId::STANDALONE, Bytes::new()).await;
+                prefix.push_back(sse::event(id.as_deref(), Some(retry), None, b""));
+            }
+            return Ok((prefix, Some(rx)));
+        };
+        let (store, sid) = self.store().ok_or(OpenError::UnknownEvent)?;
+        let replay = match store.replay_after(sid, last).await {
+            Ok(Some(replay)) => replay,
+            Ok(None) => return Err(OpenError::UnknownEvent),
+            Err(e) => {
+                tracing::warn!(session = sid, error = %e, "event store: a replay failed");
+                return Err(OpenError::UnknownEvent);
+            }
+        };
         let mut st = self.lock();
         if st.ended {
             return Err(OpenError::Ended);
         }
-        let mut prefix = VecDeque::new();
-        let Some(last) = last_event_id else {
-            if st
-                .streams
-                .get(&StreamId::STANDALONE.0)
-                .is_some_and(|s| s.live_tx().is_some())
-            {
-                return Err(OpenError::Conflict);
-            }
-            let (tx, rx) = mpsc::channel(self.config.stream_queue);
-            if self.primes(version)
-                && let Some((store, sid)) = self.store()
-            {
-                let id = store.append(sid, StreamId::STANDALONE, Bytes::new());
-                prefix.push_back(sse::event(Some(&id), Some(retry), None, b""));
-            }
-            st.streams.insert(
-                StreamId::STANDALONE.0,
-                Slot {
-                    tx: Some(tx),
-                    mode: Mode::Sse,
-                    pending: 0,
-                    prime: false,
-                },
-            );
-            return Ok((prefix, Some(rx)));
-        };
-        // Resumption: replay under the lock so that nothing routed meanwhile is lost.
-        let (store, sid) = self.store().ok_or(OpenError::UnknownEvent)?;
-        let replay = store
-            .replay_after(sid, last)
-            .ok_or(OpenError::UnknownEvent)?;
         let stream = replay.stream.0;
         if stream >= st.next_stream {
             return Err(OpenError::UnknownEvent);
@@ -279,7 +295,7 @@ impl Session {
                 pending: 0,
                 prime: false,
             }),
-            // A finished stream: replay, then end.
+            // A finished stream (or one of an earlier holder of the session): replay, then end.
             None => return Ok((prefix, None)),
         };
         if stream == StreamId::STANDALONE.0 && slot.live_tx().is_some() {
@@ -290,6 +306,15 @@ impl Session {
         slot.tx = Some(tx);
         slot.mode = Mode::Sse;
         Ok((prefix, Some(rx)))
+    }
+
+    /// Serializes a stateful session's routing with its event store's appends and replays
+    /// (`None` without a store: routing is then all synchronous).
+    pub(crate) async fn order(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match self.store() {
+            Some(_) => Some(self.order.lock().await),
+            None => None,
+        }
     }
 
     /// Bookkeeping for an inbound message on its way to the connection.
@@ -326,40 +351,23 @@ impl Session {
         }
     }
 
-    /// Decides where an outbound message goes, records it, and returns the frames to deliver.
-    pub(super) fn route(
-        &self,
-        msg: &Message,
-        data: Bytes,
-    ) -> Option<(mpsc::Sender<Frame>, Frames)> {
+    /// Decides where an outbound message goes and records it: the stream's queue (`None` if
+    /// its connection is gone: the message is kept for replay only), whether it goes as plain
+    /// JSON, and whether a priming event must precede it.
+    pub(super) fn route(&self, msg: &Message) -> Option<Routed> {
         let mut st = self.lock();
         let (stream, completes) = st.target(msg, self.kind == SessionKind::Legacy);
         let stream = stream?;
-        let store = self.store();
-        let retry = self.config.sse_retry;
         let Some(slot) = st.streams.get_mut(&stream) else {
             tracing::debug!(stream, "no stream for an outbound message; dropped");
             return None;
         };
-        let frames = if slot.mode == Mode::Undecided && completes {
-            Frames(None, Frame::Json(data))
-        } else {
-            let mut priming = None;
-            if slot.mode == Mode::Undecided {
-                slot.mode = Mode::Sse;
-                if slot.prime
-                    && let Some((store, sid)) = store
-                {
-                    let id = store.append(sid, StreamId(stream), Bytes::new());
-                    priming = Some(Frame::Event(sse::event(Some(&id), Some(retry), None, b"")));
-                }
-            }
-            let id = store.map(|(store, sid)| store.append(sid, StreamId(stream), data.clone()));
-            Frames(
-                priming,
-                Frame::Event(sse::event(id.as_deref(), None, Some("message"), &data)),
-            )
-        };
+        let json = slot.mode == Mode::Undecided && completes;
+        let mut prime = false;
+        if !json && slot.mode == Mode::Undecided {
+            slot.mode = Mode::Sse;
+            prime = slot.prime && self.store().is_some();
+        }
         let tx = slot.live_tx().cloned();
         if tx.is_none() {
             tracing::debug!(stream, "stream not connected; message kept for replay only");
@@ -368,7 +376,41 @@ impl Session {
             st.streams.remove(&stream);
             self.after_completion(&mut st);
         }
-        tx.map(|tx| (tx, frames))
+        Some(Routed {
+            tx,
+            stream: StreamId(stream),
+            json,
+            prime,
+        })
+    }
+
+    /// The frames of a routed message: stored first (when the session has an event store),
+    /// so that an event the client sees can always be replayed.
+    pub(super) async fn frames(&self, routed: &Routed, data: Bytes) -> Frames {
+        if routed.json {
+            return Frames(None, Frame::Json(data));
+        }
+        let Some((store, sid)) = self.store() else {
+            return Frames(
+                None,
+                Frame::Event(sse::event(None, None, Some("message"), &data)),
+            );
+        };
+        let mut priming = None;
+        if routed.prime {
+            let id = append_or_log(store, sid, routed.stream, Bytes::new()).await;
+            priming = Some(Frame::Event(sse::event(
+                id.as_deref(),
+                Some(self.config.sse_retry),
+                None,
+                b"",
+            )));
+        }
+        let id = append_or_log(store, sid, routed.stream, data.clone()).await;
+        Frames(
+            priming,
+            Frame::Event(sse::event(id.as_deref(), None, Some("message"), &data)),
+        )
     }
 
     /// Ends the session: no more reads, every stream closed, removed from the registry.
@@ -390,9 +432,16 @@ impl Session {
             if let Some(registry) = self.registry.as_ref().and_then(Weak::upgrade) {
                 registry.unregister(id);
             }
-            if let Some(store) = &self.config.event_store {
-                store.remove_session(id);
-            }
+        }
+    }
+
+    /// Forgets an ended stateful session's stored events (its task calls this once the
+    /// session's future has returned).
+    pub(crate) async fn forget_events(&self) {
+        if let Some((store, sid)) = self.store()
+            && let Err(e) = store.remove_session(sid).await
+        {
+            tracing::warn!(session = sid, error = %e, "event store: removing a session failed");
         }
     }
 
@@ -451,5 +500,33 @@ pub(crate) struct EndOnDrop(pub(crate) Arc<Session>);
 impl Drop for EndOnDrop {
     fn drop(&mut self) {
         self.0.end();
+    }
+}
+
+/// Where [`Session::route`] sends an outbound message.
+pub(crate) struct Routed {
+    /// The stream's queue; `None` when its connection is gone.
+    pub(super) tx: Option<mpsc::Sender<Frame>>,
+    stream: StreamId,
+    /// The message is the whole answer to a POST: plain JSON, not an event.
+    json: bool,
+    /// A priming event goes first (the stream just became SSE).
+    prime: bool,
+}
+
+/// Stores an event; on a store error the event still goes out, without an id (it could not be
+/// replayed, and a client must not resume from an id the store does not know).
+pub(super) async fn append_or_log(
+    store: &dyn EventStore,
+    session: &str,
+    stream: StreamId,
+    data: Bytes,
+) -> Option<String> {
+    match store.append(session, stream, data).await {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(session, error = %e, "event store: an event could not be stored");
+            None
+        }
     }
 }

@@ -150,6 +150,7 @@ impl Shared {
                 None => fut.await,
             }
             task_session.end();
+            task_session.forget_events().await;
         }));
         Ok(session)
     }

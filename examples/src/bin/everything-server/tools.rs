@@ -97,7 +97,7 @@ async fn reconnection(cx: Context) -> &'static str {
     let resumable = cx.protocol_version().has_initialize();
     if resumable
         && let Some(stream) = cx.extensions().get::<RequestStream>()
-        && stream.close()
+        && stream.close().await
     {
         tracing::debug!(id = ?stream.request_id(), "closed the request's sse stream");
         tokio::time::sleep(Duration::from_millis(100)).await;

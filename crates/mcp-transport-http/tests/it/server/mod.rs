@@ -83,7 +83,7 @@ impl Handler for TestHandler {
             }
             // Closes its own stream mid-call, then reports progress and answers.
             "reconnect" => {
-                assert!(self.handle.close_request_stream(ctx.id()));
+                assert!(self.handle.close_request_stream(ctx.id()).await);
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let _ = ctx.report_progress(1.0, None, Some("after close")).await;
                 to_raw_value(&"resumed")
@@ -95,7 +95,7 @@ impl Handler for TestHandler {
                     .get::<RequestStream>()
                     .ok_or_else(|| ErrorObject::internal_error("no RequestStream"))?;
                 assert_eq!(stream.request_id(), ctx.id());
-                assert!(stream.close());
+                assert!(stream.close().await);
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 to_raw_value(&"polled")
             }

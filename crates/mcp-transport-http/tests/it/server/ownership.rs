@@ -298,6 +298,8 @@ async fn resuming_past_events_the_store_dropped_is_410_not_a_silent_end() {
     tokio::time::timeout(GUARD, async {
         while store
             .replay_after(&id, &priming)
+            .await
+            .unwrap()
             .is_none_or(|r| r.events.is_empty())
         {
             tokio::time::sleep(Duration::from_millis(10)).await;
