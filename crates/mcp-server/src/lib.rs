@@ -141,6 +141,7 @@ mod input;
 mod listen;
 mod modern;
 mod notifier;
+mod persist;
 mod prompt;
 mod registry;
 mod request_state;

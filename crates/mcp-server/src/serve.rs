@@ -19,9 +19,11 @@ use crate::error::{Error, Result, error_object, is_input_required};
 use crate::input::Input;
 use crate::modern;
 use crate::notifier::notifier;
+use crate::persist::Persist;
 use crate::server::{STATEFUL_VERSIONS, Server};
 use crate::service::McpRequest;
 use crate::session_state::{ClientState, InitState, SessionShared};
+use crate::session_store::SessionStore;
 
 impl Server {
     /// Serves one session over `transport` until the client disconnects or the transport
@@ -82,11 +84,18 @@ impl Server {
             inner.default_log_level,
             log_tx,
         ));
+        let persist = options
+            .session_store
+            .map(|(store, id)| Arc::new(Persist::new(store, id)));
         let handler = SessionHandler {
             server: self.clone(),
             session: session.clone(),
+            persist: persist.clone(),
         };
         let (connection, peer) = Connection::new(transport, handler, inner.config.clone());
+        if let Some(persist) = &persist {
+            persist.restore(self, &session, &peer).await;
+        }
         if let Some((version, capabilities)) = options.assume_initialized {
             let version = version.map_or_else(
                 || STATEFUL_VERSIONS[STATEFUL_VERSIONS.len() - 1].clone(),
@@ -116,6 +125,7 @@ impl Server {
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     assume_initialized: Option<(Option<ProtocolVersion>, ClientCapabilities)>,
+    session_store: Option<(Arc<dyn SessionStore>, String)>,
 }
 
 impl ServeOptions {
@@ -151,12 +161,73 @@ impl ServeOptions {
         self.assume_initialized = Some((version, capabilities));
         self
     }
+
+    /// Keeps the session's [`SessionSnapshot`](crate::SessionSnapshot) in `store` under
+    /// `session_id` (the transport's session id, such as `mcp-transport-http`'s
+    /// `SessionInfo::session_id`), so that another server instance sharing the store can
+    /// take the session over.
+    ///
+    /// When the session starts, a snapshot already stored under the id is taken up: the
+    /// session is served as initialized, with the client's capabilities, log level and
+    /// subscriptions as they were. Afterwards the snapshot is saved after every change
+    /// (`initialize`, `notifications/initialized`, `logging/setLevel`, `resources/subscribe`
+    /// and `unsubscribe`), before the answer to the request that made it goes out.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_client::Client;
+    /// use mcp_jsonrpc::memory;
+    /// use mcp_server::{InMemorySessionStore, ServeOptions, Server, SessionStore, Tool};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> anyhow::Result<()> {
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("hello", || async { "Hello!" }))
+    ///     .build();
+    /// let store = Arc::new(InMemorySessionStore::default());
+    ///
+    /// // The first instance serves the handshake and saves what it agreed.
+    /// let (client_end, server_end) = memory::pair(16);
+    /// let options = ServeOptions::new().session_store(store.clone(), "session-1");
+    /// let first = tokio::spawn({
+    ///     let server = server.clone();
+    ///     async move { server.serve_with(server_end, options).await }
+    /// });
+    /// let (client, connection) = Client::builder().connect(client_end).await?;
+    /// tokio::spawn(connection);
+    /// assert!(store.load("session-1").await.unwrap().is_some());
+    /// drop(client);
+    /// first.await??;
+    ///
+    /// // Another instance takes the session up where the first left it: no handshake.
+    /// let (client_end, server_end) = memory::pair(16);
+    /// let options = ServeOptions::new().session_store(store, "session-1");
+    /// tokio::spawn(async move { server.serve_with(server_end, options).await });
+    /// let (connection, peer) =
+    ///     mcp_jsonrpc::Connection::new(client_end, (), mcp_jsonrpc::Config::default());
+    /// tokio::spawn(connection.run());
+    /// let call = serde_json::value::to_raw_value(&serde_json::json!({"name": "hello"}))?;
+    /// let result = peer.request("tools/call", Some(call)).await?;
+    /// assert_eq!(result.get(), r#"{"content":[{"type":"text","text":"Hello!"}]}"#);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn session_store(
+        mut self,
+        store: Arc<dyn SessionStore>,
+        session_id: impl Into<String>,
+    ) -> Self {
+        self.session_store = Some((store, session_id.into()));
+        self
+    }
 }
 
 /// The JSON-RPC handler of one session.
 struct SessionHandler {
     server: Server,
     session: Arc<SessionShared>,
+    persist: Option<Arc<Persist>>,
 }
 
 type Reply = std::result::Result<Box<RawValue>, ErrorObject>;
@@ -196,10 +267,39 @@ fn modern_meta(request: &Request) -> Option<Result<RequestMeta, ErrorObject>> {
 }
 
 impl Handler for SessionHandler {
+    fn handle_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> impl Future<Output = Reply> + Send {
+        use futures::future::Either;
+        match &self.persist {
+            None => Either::Left(self.dispatch(request, ctx)),
+            // Saved before the answer goes out: the client's next request may reach another
+            // instance, which must find what this one agreed.
+            Some(persist) => Either::Right(Box::pin(async move {
+                let reply = self.dispatch(request, ctx).await;
+                persist.save_if_changed(&self.session).await;
+                reply
+            }) as futures::future::BoxFuture<'_, Reply>),
+        }
+    }
+
+    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
+        if notification.method == <Initialized as mcp_types::Notification>::METHOD {
+            self.session.open();
+            if let Some(persist) = &self.persist {
+                persist.save_if_changed(&self.session).await;
+            }
+        }
+    }
+}
+
+impl SessionHandler {
     /// Decided before anything is awaited, so that the future the connection keeps per
     /// request holds only what the call awaits (the branches that answer at once, and the
     /// boxed 2026-07-28 one, leave nothing in it).
-    fn handle_request(
+    fn dispatch(
         &self,
         request: Request,
         ctx: RequestContext,
@@ -228,12 +328,6 @@ impl Handler for SessionHandler {
                     Err(e) => Err(error_object(&*e, &version)),
                 }
             })),
-        }
-    }
-
-    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
-        if notification.method == <Initialized as mcp_types::Notification>::METHOD {
-            self.session.open();
         }
     }
 }
@@ -341,6 +435,7 @@ impl SessionHandler {
         if self.session.init.set(init).is_err() && !self.session.is_assumed() {
             return Err(ErrorObject::invalid_request("already initialized"));
         }
+        self.session.changed();
         if version.supports_batching() {
             ctx.peer().set_batching(true);
         }

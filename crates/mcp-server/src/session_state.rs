@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use mcp_jsonrpc::Extensions;
@@ -13,6 +13,8 @@ use mcp_types::{
     ProtocolVersion, ServerCapabilities,
 };
 use tokio::sync::{Notify, mpsc};
+
+use crate::session_store::SessionSnapshot;
 
 /// What the client declared about itself: for a stateful session, from `initialize`; for a
 /// stateless (2026-07-28) request, from the request's `_meta`.
@@ -85,6 +87,8 @@ pub(crate) struct SessionShared {
     logs: mpsc::Sender<QueuedLog>,
     /// What handlers stored for the session ([`Session::insert`]).
     store: Mutex<Extensions>,
+    /// Raised by every change a [`SessionSnapshot`] records (for a session store).
+    revision: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -109,7 +113,50 @@ impl SessionShared {
             ready: Notify::new(),
             logs,
             store: Mutex::default(),
+            revision: AtomicU64::new(0),
         }
+    }
+
+    /// How many changes a [`SessionSnapshot`] records were made so far.
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    /// Records a change a [`SessionSnapshot`] holds.
+    pub(crate) fn changed(&self) {
+        self.revision.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// What the session agreed with its client, once initialized.
+    pub(crate) fn snapshot(&self) -> Option<SessionSnapshot> {
+        let init = self.init.get()?;
+        let mut snapshot = SessionSnapshot::new(
+            init.client.version.clone(),
+            init.client.capabilities.clone(),
+        );
+        snapshot.client_info.clone_from(&init.client.info);
+        snapshot.initialized = self.is_ready();
+        snapshot.log_level = self.log_level();
+        snapshot.subscriptions = self.subscriptions();
+        snapshot.subscriptions.sort();
+        Some(snapshot)
+    }
+
+    /// Takes up a session another server instance served, from its snapshot; `init` is
+    /// what that instance's `initialize` fixed. `false` if this session is initialized
+    /// already.
+    pub(crate) fn restore(&self, init: InitState, snapshot: SessionSnapshot) -> bool {
+        if self.init.set(Arc::new(init)).is_err() {
+            return false;
+        }
+        self.initialized
+            .store(snapshot.initialized, Ordering::Release);
+        self.log_level.store(
+            snapshot.log_level.map_or(LOG_OFF, level_index),
+            Ordering::Relaxed,
+        );
+        lock(&self.subscriptions).extend(snapshot.subscriptions);
+        true
     }
 
     /// Serves the session as initialized with `init`, without a handshake.
@@ -130,6 +177,7 @@ impl SessionShared {
     pub(crate) fn open(&self) {
         if self.init.get().is_some() {
             self.initialized.store(true, Ordering::Release);
+            self.changed();
             self.ready.notify_one();
         }
     }
@@ -142,6 +190,7 @@ impl SessionShared {
 
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         self.log_level.store(level_index(level), Ordering::Relaxed);
+        self.changed();
     }
 
     /// Whether the session is open for server-initiated messages (`notifications/initialized`
@@ -164,10 +213,12 @@ impl SessionShared {
 
     pub(crate) fn subscribe(&self, uri: String) {
         lock(&self.subscriptions).insert(uri);
+        self.changed();
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
+        self.changed();
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use futures::FutureExt;
 
-use super::config::{Config, PrincipalFn, SessionMode};
+use super::config::{Config, Directory, PrincipalFn, SessionMode};
 #[cfg(doc)]
 use super::config::{DEFAULT_PROTOCOL_VERSIONS, LOCALHOST};
+use super::directory::SessionDirectory;
 use super::event_store::EventStore;
 #[cfg(doc)]
 use super::event_store::InMemoryEventStore;
@@ -232,6 +233,44 @@ impl Builder {
     #[must_use]
     pub fn event_store(mut self, store: Option<Arc<dyn EventStore>>) -> Self {
         self.config.event_store = store;
+        self
+    }
+
+    /// Serves one deployment with other instances sharing `directory` (and, for resumable
+    /// streams, an [`EventStore`] shared with them): `instance_url` is this instance's MCP
+    /// endpoint as the other instances reach it, such as `http://10.0.0.7:8080/mcp`.
+    ///
+    /// Each stateful session is recorded in the directory with the instance that opened it
+    /// (its *holder*). A request naming a session this instance does not hold is forwarded to
+    /// the holder (its answer, SSE streams included, is relayed back), so a load balancer may
+    /// route a session's requests to any instance. When the holder cannot be reached
+    /// (connecting fails within [`forward_connect_timeout`](Self::forward_connect_timeout)),
+    /// this instance takes the session over: it claims it in the directory, starts it with the
+    /// session factory ([`SessionInfo::taken_over`](super::SessionInfo::taken_over) is `true`;
+    /// an `mcp-server` factory restores what the session agreed from its
+    /// `SessionStore`), and serves the request. A stream the holder was sending is replayed
+    /// from the event store with `Last-Event-ID`, and each request it had not answered is
+    /// answered with an error (-32603) saying that the instance serving it stopped.
+    ///
+    /// Without a directory (the default), an unknown session id gets 404.
+    #[must_use]
+    pub fn directory(
+        mut self,
+        directory: Arc<dyn SessionDirectory>,
+        instance_url: impl Into<String>,
+    ) -> Self {
+        self.config.directory = Some(Directory {
+            sessions: directory,
+            instance_url: instance_url.into().into(),
+        });
+        self
+    }
+
+    /// How long forwarding a request to the instance holding its session waits to connect
+    /// before taking the session over (see [`directory`](Self::directory)). Default 2 s.
+    #[must_use]
+    pub fn forward_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.config.forward_connect_timeout = timeout;
         self
     }
 

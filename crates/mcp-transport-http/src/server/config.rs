@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::directory::SessionDirectory;
 use super::event_store::{EventStore, InMemoryEventStore};
 use super::spawn::{DynSpawner, TokioSpawner};
 
@@ -69,6 +70,16 @@ pub(crate) struct Config {
     pub(crate) stream_queue: usize,
     pub(crate) legacy: Option<(String, String)>,
     pub(crate) spawner: DynSpawner,
+    pub(crate) directory: Option<Directory>,
+    /// How long forwarding waits to connect to a session's holder before taking it over.
+    pub(crate) forward_connect_timeout: Duration,
+}
+
+/// The [`SessionDirectory`] shared with the other instances, and this instance's URL in it.
+#[derive(Debug, Clone)]
+pub(crate) struct Directory {
+    pub(crate) sessions: Arc<dyn SessionDirectory>,
+    pub(crate) instance_url: Arc<str>,
 }
 
 impl Default for Config {
@@ -97,6 +108,8 @@ impl Default for Config {
             stream_queue: 64,
             legacy: None,
             spawner: DynSpawner(Box::new(TokioSpawner)),
+            directory: None,
+            forward_connect_timeout: Duration::from_secs(2),
         }
     }
 }

@@ -24,6 +24,10 @@ pub struct SessionInfo {
     pub kind: SessionKind,
     /// The session id (`None` for stateless sessions).
     pub session_id: Option<Arc<str>>,
+    /// Whether another instance held this session before this one took it over (see
+    /// [`Builder::directory`](super::Builder::directory)): the session's `initialize` was
+    /// served there, and what it agreed is in the protocol layer's session store.
+    pub taken_over: bool,
     /// The `MCP-Protocol-Version` header of the request that opened the session, if any.
     pub protocol_version: Option<String>,
     /// The headers of the request that opened the session.

@@ -20,11 +20,13 @@ use super::checks::{
     is_json, protocol_version, read_body, session_header,
 };
 use super::config::SessionMode;
+use super::directory::SessionRecord;
 use super::handle::{RequestStream, SessionHandle};
 use super::modern;
+use super::remote;
 use super::respond::{
     JSON, SERVER_ERROR, accepted, events_lost, method_not_allowed, reject, reject_msg,
-    session_not_found, sse_response, status_only,
+    session_not_found, sse_response, status_only, too_many_sessions,
 };
 use super::session::{EndOnDrop, OpenError, Session, SessionKind};
 use super::shared::Shared;
@@ -35,6 +37,17 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) ->
         return res;
     }
     let stateless = shared.config.mode == SessionMode::Stateless;
+    // A session another instance holds: forwarded there, or taken over.
+    let req = match (&shared.config.directory, session_header(req.headers())) {
+        (Some(directory), Some(id)) if !stateless && shared.registry.get(id).is_none() => {
+            let id = id.to_owned();
+            match remote::resolve(&shared, directory, &id, req).await {
+                remote::Resolved::Local(req) => req,
+                remote::Resolved::Answered(response) => return response,
+            }
+        }
+        _ => req,
+    };
     match *req.method() {
         Method::POST => post(shared, req).await.unwrap_or_else(|res| res),
         Method::GET if !stateless => get(shared, req).await.unwrap_or_else(|res| res),
@@ -92,6 +105,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
             parts.headers.clone(),
             parts.extensions.clone(),
         )?;
+        record_session(&shared, &session).await?;
         (session, true)
     } else {
         return Err(reject_msg(
@@ -363,4 +377,22 @@ fn delete(shared: &Shared, req: &Request) -> Result<Response, Response> {
     let session = find_session(shared, req.headers(), req.extensions())?;
     session.end();
     Ok(status_only(StatusCode::OK))
+}
+
+/// Records a new stateful session in the directory (if the service has one) with this
+/// instance as its holder; 503 (and the session ended) if the directory cannot be written.
+async fn record_session(shared: &Shared, session: &Session) -> Result<(), Response> {
+    let (Some(directory), Some(id)) = (&shared.config.directory, &session.id) else {
+        return Ok(());
+    };
+    let principal = session.owner.principal.as_deref().map(str::to_owned);
+    let record = SessionRecord::new(&**id, &*directory.instance_url, principal);
+    match directory.sessions.create(&record).await {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            tracing::warn!(session = %id, error = %e, "session directory: recording failed");
+            session.end();
+            Err(too_many_sessions())
+        }
+    }
 }

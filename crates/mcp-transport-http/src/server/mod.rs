@@ -196,6 +196,7 @@ mod handlers;
 mod legacy;
 mod modern;
 mod registry;
+mod remote;
 mod respond;
 mod routing;
 mod runner;

@@ -27,6 +27,8 @@ impl StreamableHttpService {
                 config: Arc::new(config),
                 registry: Arc::default(),
                 factory,
+                forward_client: std::sync::OnceLock::new(),
+                takeovers: tokio::sync::Mutex::new(()),
             }),
         }
     }

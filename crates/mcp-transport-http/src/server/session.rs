@@ -435,9 +435,38 @@ impl Session {
         }
     }
 
-    /// Forgets an ended stateful session's stored events (its task calls this once the
-    /// session's future has returned).
-    pub(crate) async fn forget_events(&self) {
+    /// Numbers this holder's streams from `generation << 32` (see
+    /// [`SessionRecord::generation`](super::SessionRecord::generation)).
+    pub(crate) fn set_generation(&self, generation: u64) {
+        if generation > 0 {
+            self.lock().next_stream = (generation << 32) + 1;
+        }
+    }
+
+    /// Forgets an ended stateful session's stored events and its directory record (its task
+    /// calls this once the session's future has returned).
+    pub(crate) async fn forget(&self) {
+        let Some(sid) = self
+            .id
+            .as_deref()
+            .filter(|_| self.kind == SessionKind::Stateful)
+        else {
+            return;
+        };
+        if let Some(directory) = &self.config.directory {
+            // Only the holder forgets the session: another instance may have taken it over.
+            match directory.sessions.get(sid).await {
+                Ok(Some(record)) if *record.home == *directory.instance_url => {}
+                Ok(_) => return,
+                Err(e) => {
+                    tracing::warn!(session = sid, error = %e, "session directory: lookup failed");
+                    return;
+                }
+            }
+            if let Err(e) = directory.sessions.remove(sid).await {
+                tracing::warn!(session = sid, error = %e, "session directory: removing failed");
+            }
+        }
         if let Some((store, sid)) = self.store()
             && let Err(e) = store.remove_session(sid).await
         {

@@ -28,6 +28,10 @@ pub(crate) struct Shared {
     pub(crate) config: Arc<Config>,
     pub(crate) registry: Arc<Registry>,
     pub(crate) factory: Factory,
+    /// Forwards requests to the instances holding their sessions (made on first use).
+    pub(crate) forward_client: std::sync::OnceLock<super::remote::ForwardClient>,
+    /// Serializes taking sessions over (rare), so that one is started once.
+    pub(crate) takeovers: tokio::sync::Mutex<()>,
 }
 
 impl fmt::Debug for Shared {
@@ -37,6 +41,16 @@ impl fmt::Debug for Shared {
             .field("registry", &self.registry)
             .finish_non_exhaustive()
     }
+}
+
+/// What [`Shared::start_session`] starts.
+struct Opening {
+    kind: SessionKind,
+    id: Option<Arc<str>>,
+    /// The session's generation in the [`SessionDirectory`](super::SessionDirectory).
+    generation: u64,
+    /// Whether another instance held the session before.
+    taken_over: bool,
 }
 
 /// A fresh session id: 128 bits from the OS CSPRNG, as 32 lowercase hex digits.
@@ -98,6 +112,47 @@ impl Shared {
             SessionKind::Stateless => None,
             _ => Some(new_session_id().ok_or_else(too_many_sessions)?),
         };
+        let opening = Opening {
+            kind,
+            id,
+            generation: 0,
+            taken_over: false,
+        };
+        self.start_session(opening, protocol_version, headers, extensions)
+    }
+
+    /// Starts serving here the stateful session `id` that another instance held (its
+    /// record's `generation` after this instance claimed it).
+    pub(crate) fn take_over_session(
+        &self,
+        id: &str,
+        generation: u64,
+        protocol_version: Option<String>,
+        headers: http::HeaderMap,
+        extensions: http::Extensions,
+    ) -> Result<Arc<Session>, Response> {
+        let opening = Opening {
+            kind: SessionKind::Stateful,
+            id: Some(id.into()),
+            generation,
+            taken_over: true,
+        };
+        self.start_session(opening, protocol_version, headers, extensions)
+    }
+
+    fn start_session(
+        &self,
+        opening: Opening,
+        protocol_version: Option<String>,
+        headers: http::HeaderMap,
+        extensions: http::Extensions,
+    ) -> Result<Arc<Session>, Response> {
+        let Opening {
+            kind,
+            id,
+            generation,
+            taken_over,
+        } = opening;
         let registry: Arc<dyn Unregister> = self.registry.clone();
         let registry: Weak<dyn Unregister> = Arc::downgrade(&registry);
         let (session, rx) = Session::new(
@@ -107,6 +162,7 @@ impl Shared {
             self.owner_of(&extensions),
             Some(registry),
         );
+        session.set_generation(generation);
         if kind != SessionKind::Stateless {
             match self
                 .registry
@@ -121,6 +177,7 @@ impl Shared {
         let info = SessionInfo {
             kind,
             session_id: id,
+            taken_over,
             protocol_version,
             headers,
             extensions,
@@ -150,7 +207,7 @@ impl Shared {
                 None => fut.await,
             }
             task_session.end();
-            task_session.forget_events().await;
+            task_session.forget().await;
         }));
         Ok(session)
     }

@@ -9,6 +9,7 @@ mod messages;
 mod modern;
 mod modes;
 mod ownership;
+mod scale_out;
 mod streams;
 
 use std::collections::HashMap;
@@ -174,6 +175,23 @@ async fn start_mapped(
     builder: Builder,
     map: impl FnOnce(axum::Router) -> axum::Router,
 ) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (server, running) = start_on(listener, |_| builder, map);
+    drop(running);
+    server
+}
+
+/// Like [`start_mapped`], on `listener`, with the builder made from the server's URL; also
+/// returns the task serving connections (abort it and the instance is gone: connecting to it
+/// fails, as when its process died).
+fn start_on(
+    listener: tokio::net::TcpListener,
+    builder: impl FnOnce(&str) -> Builder,
+    map: impl FnOnce(axum::Router) -> axum::Router,
+) -> (TestServer, tokio::task::JoinHandle<()>) {
+    let addr = listener.local_addr().unwrap();
+    let url = format!("http://{addr}/mcp");
+    let builder = builder(&url);
     let peers: Arc<Mutex<HashMap<String, Peer>>> = Arc::default();
     let started = Arc::new(AtomicUsize::new(0));
     let finished = Arc::new(AtomicUsize::new(0));
@@ -202,16 +220,12 @@ async fn start_mapped(
             f.fetch_add(1, Ordering::SeqCst);
         }
     });
-    let server = service
-        .clone()
-        .bind_localhost(0)
-        .await
-        .unwrap()
-        .map_router(map);
-    let addr = server.local_addr().unwrap();
-    tokio::spawn(server.run());
-    TestServer {
-        url: format!("http://{addr}/mcp"),
+    let server = service.clone().listener(listener).map_router(map);
+    let running = tokio::spawn(async move {
+        let _ = server.run().await;
+    });
+    let server = TestServer {
+        url,
         base: format!("http://{addr}"),
         client: reqwest::Client::new(),
         peers,
@@ -219,7 +233,8 @@ async fn start_mapped(
         sessions_finished: finished,
         dropped,
         service,
-    }
+    };
+    (server, running)
 }
 
 const VERSION: &str = "2025-11-25";
