@@ -153,3 +153,103 @@ impl SessionStore for InMemorySessionStore {
         Box::pin(std::future::ready(Ok(())))
     }
 }
+
+/// Checks the promises of the [`SessionStore`] contract against stores made by `make` (each
+/// call must give a new, empty store): a `save` is visible to `load` as soon as it returns, a
+/// later `save` replaces an earlier one, `remove` forgets the session, and sessions are kept
+/// apart. Time to live is not checked (stores choose their own). The first broken promise is
+/// the error.
+///
+/// ```
+/// use mcp_server::session_store::{InMemorySessionStore, verify};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// verify(InMemorySessionStore::default).await.unwrap();
+/// # }
+/// ```
+pub async fn verify<S: SessionStore>(make: impl Fn() -> S) -> Result<(), String> {
+    use mcp_types::LoggingLevel;
+
+    let fail = |what: &'static str| move |e: BoxError| format!("{what}: {e}");
+    let store = make();
+    if let Some(found) = store.load("missing").await.map_err(fail("load"))? {
+        return Err(format!("load of an unknown session gave {found:?}"));
+    }
+    let mut first =
+        SessionSnapshot::new(ProtocolVersion::V2025_06_18, ClientCapabilities::default());
+    first.client_info = Some(
+        serde_json::from_value(serde_json::json!({"name": "client", "version": "1.0"}))
+            .map_err(|e| e.to_string())?,
+    );
+    store.save("a", &first).await.map_err(fail("save"))?;
+    let got = store.load("a").await.map_err(fail("load"))?;
+    if got.as_ref() != Some(&first) {
+        return Err(format!("load after save gave {got:?}"));
+    }
+    let mut second = first.clone();
+    second.initialized = true;
+    second.log_level = Some(LoggingLevel::Info);
+    second.subscriptions = vec!["file:///a".into(), "file:///b".into()];
+    store.save("a", &second).await.map_err(fail("save"))?;
+    let got = store.load("a").await.map_err(fail("load"))?;
+    if got.as_ref() != Some(&second) {
+        return Err(format!("a second save was not the one loaded: {got:?}"));
+    }
+    let other = SessionSnapshot::new(ProtocolVersion::V2025_11_25, ClientCapabilities::default());
+    store.save("b", &other).await.map_err(fail("save"))?;
+    store.remove("a").await.map_err(fail("remove"))?;
+    if let Some(found) = store.load("a").await.map_err(fail("load"))? {
+        return Err(format!("a removed session was loaded: {found:?}"));
+    }
+    let got = store.load("b").await.map_err(fail("load"))?;
+    if got.as_ref() != Some(&other) {
+        return Err(format!("removing one session changed another: {got:?}"));
+    }
+    store
+        .remove("missing")
+        .await
+        .map_err(fail("remove of an unknown session"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod contract_tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_in_memory_store_keeps_the_contract() {
+        verify(InMemorySessionStore::default).await.unwrap();
+    }
+
+    /// A store that ignores a second save: the check must catch it.
+    #[derive(Default)]
+    struct FirstSaveOnly(InMemorySessionStore);
+
+    impl SessionStore for FirstSaveOnly {
+        fn save<'a>(
+            &'a self,
+            session: &'a str,
+            snapshot: &'a SessionSnapshot,
+        ) -> SessionStoreFuture<'a, ()> {
+            if self.0.lock().contains_key(session) {
+                return Box::pin(std::future::ready(Ok(())));
+            }
+            self.0.save(session, snapshot)
+        }
+
+        fn load<'a>(&'a self, session: &'a str) -> SessionStoreFuture<'a, Option<SessionSnapshot>> {
+            self.0.load(session)
+        }
+
+        fn remove<'a>(&'a self, session: &'a str) -> SessionStoreFuture<'a, ()> {
+            self.0.remove(session)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_store_that_keeps_the_first_save_fails_the_check() {
+        let err = verify(FirstSaveOnly::default).await.unwrap_err();
+        assert!(err.contains("second save"), "{err}");
+    }
+}

@@ -188,6 +188,7 @@
 mod builder;
 mod checks;
 mod config;
+pub mod contract;
 mod directory;
 mod error;
 mod event_store;
