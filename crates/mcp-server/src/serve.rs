@@ -177,6 +177,7 @@ impl ServeOptions {
     /// use std::sync::Arc;
     /// use mcp_client::Client;
     /// use mcp_jsonrpc::memory;
+    /// use mcp_client::EraChoice;
     /// use mcp_server::{InMemorySessionStore, ServeOptions, Server, SessionStore, Tool};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -193,9 +194,13 @@ impl ServeOptions {
     ///     let server = server.clone();
     ///     async move { server.serve_with(server_end, options).await }
     /// });
-    /// let (client, connection) = Client::builder().connect(client_end).await?;
+    /// // A legacy-era session (2025-11-25 opens with `initialize`).
+    /// let (client, connection) = Client::builder()
+    ///     .era(EraChoice::Legacy)
+    ///     .connect(client_end)
+    ///     .await?;
     /// tokio::spawn(connection);
-    /// assert!(store.load("session-1").await.unwrap().is_some());
+    /// assert!(store.load("session-1").await.map_err(anyhow::Error::from_boxed)?.is_some());
     /// drop(client);
     /// first.await??;
     ///

@@ -14,6 +14,7 @@ mod pagination;
 mod prompts;
 mod resources;
 mod serving;
+mod session_store;
 mod support;
 mod tasks;
 mod tools;

@@ -8,12 +8,12 @@ use mcp_jsonrpc::{
     Config, Connection, ErrorObject, Handler, Message, Notification, NotificationContext, Peer,
     Request, RequestContext, Transport, memory, to_raw_value,
 };
-use mcp_server::Server;
 use mcp_server::types::{
     CreateMessage, CreateMessageResult, Elicit, ElicitRequestParams, ElicitResult, ElicitValue,
     Implementation, Initialize, InitializeRequestParams, InitializeResult, ListRoots,
     ListRootsResult, ProtocolVersion, Request as _, Root, SamplingContent,
 };
+use mcp_server::{ServeOptions, Server};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -94,13 +94,22 @@ impl Client {
         server: &Server,
         extension: X,
     ) -> Client {
+        Client::connect_raw_serving(server, extension, ServeOptions::default())
+    }
+
+    /// Connects without initializing, to a session served with `options`.
+    pub(crate) fn connect_raw_serving<X: Clone + Send + Sync + 'static>(
+        server: &Server,
+        extension: X,
+        options: ServeOptions,
+    ) -> Client {
         let (client_end, server_end) = memory::pair(64);
         let server_end = Attaching {
             inner: server_end,
             extension,
         };
         let server = server.clone();
-        let server_task = tokio::spawn(async move { server.serve(server_end).await });
+        let server_task = tokio::spawn(async move { server.serve_with(server_end, options).await });
         let (tx, rx) = mpsc::channel(1024);
         let asked = Asked::default();
         let handler = ClientHandler {
