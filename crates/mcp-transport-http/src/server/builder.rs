@@ -249,8 +249,14 @@ impl Builder {
     /// session factory ([`SessionInfo::taken_over`](super::SessionInfo::taken_over) is `true`;
     /// an `mcp-server` factory restores what the session agreed from its
     /// `SessionStore`), and serves the request. A stream the holder was sending is replayed
-    /// from the event store with `Last-Event-ID`, and each request it had not answered is
-    /// answered with an error (-32603) saying that the instance serving it stopped.
+    /// from the event store with `Last-Event-ID` (what the holder stored before it stopped,
+    /// and nothing twice); resuming it once nothing is left gets 410 Gone, so that the
+    /// client fails the requests it carried instead of waiting for answers that will never
+    /// come (a request is lost with the instance running it; a task is not, see
+    /// `mcp-server`'s `TaskStore`).
+    ///
+    /// Legacy HTTP+SSE sessions ([`legacy_sse`](Self::legacy_sse)) stay on the instance
+    /// that opened them.
     ///
     /// Without a directory (the default), an unknown session id gets 404.
     #[must_use]

@@ -25,7 +25,7 @@ use super::handle::{RequestStream, SessionHandle};
 use super::modern;
 use super::remote;
 use super::respond::{
-    JSON, SERVER_ERROR, accepted, events_lost, method_not_allowed, reject, reject_msg,
+    JSON, SERVER_ERROR, accepted, events_lost, holder_gone, method_not_allowed, reject, reject_msg,
     session_not_found, sse_response, status_only, too_many_sessions,
 };
 use super::session::{EndOnDrop, OpenError, Session, SessionKind};
@@ -367,6 +367,7 @@ async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
                 "Bad Request: unknown Last-Event-ID",
             ),
             OpenError::EventsLost => events_lost(),
+            OpenError::HolderGone => holder_gone(),
             _ => session_not_found(),
         })?;
     Ok(sse_response(prefix, rx, vec![Box::new(session.activity())]))

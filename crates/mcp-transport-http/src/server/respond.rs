@@ -130,3 +130,15 @@ pub(crate) fn events_lost() -> Response {
          the stream cannot be resumed",
     )
 }
+
+/// 410 for a resumption of a stream whose instance stopped before answering (see
+/// `Builder::directory`): everything it stored was replayed, and its requests will not be
+/// answered.
+pub(crate) fn holder_gone() -> Response {
+    reject_msg(
+        StatusCode::GONE,
+        SERVER_ERROR,
+        "Gone: the server instance serving this stream stopped before answering its requests; \
+         everything it sent was replayed",
+    )
+}

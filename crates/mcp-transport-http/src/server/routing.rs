@@ -69,6 +69,9 @@ pub(super) struct RouteState {
     pub(super) inbound: Option<Inbound>,
     pub(super) streams: HashMap<u64, Slot>,
     pub(super) next_stream: u64,
+    /// The first stream of this holder of the session: streams below it (but the
+    /// standalone one) were an earlier holder's (see `SessionRecord::generation`).
+    pub(super) first_stream: u64,
     pub(super) requests: HashMap<Id, InFlight>,
     pub(super) progress: HashMap<ProgressToken, Id>,
     /// Server-to-client requests and the stream they went out on (to route their

@@ -93,6 +93,10 @@ pub(crate) enum OpenError {
     /// Events of the stream after `Last-Event-ID` were dropped from the event store: the
     /// stream cannot be resumed without loss.
     EventsLost,
+    /// The stream was an earlier holder's of the session, which stopped before answering
+    /// its requests, and everything it stored was replayed: the requests will not be
+    /// answered.
+    HolderGone,
 }
 
 impl Session {
@@ -113,6 +117,7 @@ impl Session {
             state: Mutex::new(RouteState {
                 inbound: Some(Inbound(tx)),
                 next_stream: 1,
+                first_stream: 1,
                 ..RouteState::default()
             }),
             ended: CancellationToken::new(),
@@ -287,8 +292,12 @@ impl Session {
         for ev in replay.events.iter().filter(|e| !e.data.is_empty()) {
             prefix.push_back(sse::event(Some(&ev.id), None, Some("message"), &ev.data));
         }
+        let earlier_holders = stream != StreamId::STANDALONE.0 && stream < st.first_stream;
         let slot = match st.streams.get_mut(&stream) {
             Some(slot) => slot,
+            // The client resumes an earlier holder's stream, so it has not seen its answer;
+            // once nothing of it is left to replay, the answer will never come.
+            None if earlier_holders && prefix.len() == 1 => return Err(OpenError::HolderGone),
             None if stream == StreamId::STANDALONE.0 => st.streams.entry(stream).or_insert(Slot {
                 tx: None,
                 mode: Mode::Sse,
@@ -428,10 +437,10 @@ impl Session {
             st.outbound_requests.clear();
         }
         self.ended.cancel();
-        if let Some(id) = &self.id {
-            if let Some(registry) = self.registry.as_ref().and_then(Weak::upgrade) {
-                registry.unregister(id);
-            }
+        if let Some(id) = &self.id
+            && let Some(registry) = self.registry.as_ref().and_then(Weak::upgrade)
+        {
+            registry.unregister(id);
         }
     }
 
@@ -439,7 +448,9 @@ impl Session {
     /// [`SessionRecord::generation`](super::SessionRecord::generation)).
     pub(crate) fn set_generation(&self, generation: u64) {
         if generation > 0 {
-            self.lock().next_stream = (generation << 32) + 1;
+            let mut st = self.lock();
+            st.next_stream = (generation << 32) + 1;
+            st.first_stream = st.next_stream;
         }
     }
 

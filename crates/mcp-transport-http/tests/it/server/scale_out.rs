@@ -3,8 +3,8 @@
 //! once the holder cannot be reached, the other instance takes the session over, and a
 //! stream the holder was sending resumes there from the shared event store.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_transport_http::server::{
@@ -13,13 +13,18 @@ use mcp_transport_http::server::{
 };
 use serde_json::json;
 use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
+use tokio::task::{JoinHandle, JoinSet};
 
 use super::{Sse, TestServer, json_body, request, start_on};
+
+/// The tasks running an instance's sessions: abort them and its sessions stop, as when its
+/// process died.
+type Sessions = Arc<Mutex<JoinSet<()>>>;
 
 struct Instances {
     a: TestServer,
     a_running: JoinHandle<()>,
+    a_sessions: Sessions,
     b: TestServer,
     directory: Arc<InMemorySessionDirectory>,
 }
@@ -27,15 +32,19 @@ struct Instances {
 async fn instance(
     directory: &Arc<InMemorySessionDirectory>,
     events: &Arc<dyn EventStore>,
+    sessions: &Sessions,
 ) -> (TestServer, JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (directory, events) = (directory.clone(), events.clone());
+    let (directory, events, sessions) = (directory.clone(), events.clone(), sessions.clone());
     start_on(
         listener,
         move |url| {
             StreamableHttpService::builder()
                 .directory(directory, url)
                 .event_store(Some(events))
+                .spawner(move |task| {
+                    sessions.lock().unwrap().spawn(task);
+                })
         },
         |router| router,
     )
@@ -44,11 +53,13 @@ async fn instance(
 async fn instances() -> Instances {
     let directory = Arc::new(InMemorySessionDirectory::default());
     let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
-    let (a, a_running) = instance(&directory, &events).await;
-    let (b, _b_running) = instance(&directory, &events).await;
+    let a_sessions = Sessions::default();
+    let (a, a_running) = instance(&directory, &events, &a_sessions).await;
+    let (b, _b_running) = instance(&directory, &events, &Sessions::default()).await;
     Instances {
         a,
         a_running,
+        a_sessions,
         b,
         directory,
     }
@@ -126,6 +137,7 @@ async fn a_session_whose_holder_is_gone_is_taken_over() {
         a_running,
         b,
         directory,
+        ..
     } = instances().await;
     let id = a.initialize().await;
     // A stops accepting connections, as if its process had died.
@@ -199,4 +211,66 @@ async fn a_stream_of_a_gone_holder_resumes_on_the_instance_taking_over() {
     assert_eq!(answer.json()["id"], 7);
     assert!(sse.next().await.is_none(), "nothing after the answer");
     assert_eq!(b.sessions_started.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_request_the_gone_holder_never_answered_ends_with_410_once_replayed() {
+    let Instances {
+        a,
+        a_running,
+        a_sessions,
+        b,
+        ..
+    } = instances().await;
+    let id = a.initialize().await;
+    let res = a
+        .post(
+            Some(&id),
+            request(
+                7,
+                "progress",
+                json!({"ms": 600_000, "_meta": {"progressToken": 9}}),
+            ),
+        )
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(res);
+    let priming = sse.next().await.unwrap().id.unwrap();
+    let first = sse.next().await.unwrap();
+    assert_eq!(first.json()["params"]["progress"], 1.0);
+    // A dies: no more connections, and its sessions stop mid-request.
+    a_running.abort();
+    let _ = a_running.await;
+    a_sessions.lock().unwrap().abort_all();
+    drop(sse);
+
+    // Resumed from the priming event: the progress the client missed, then the end.
+    let res = b
+        .get(&id)
+        .header("last-event-id", &priming)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let mut sse = Sse::new(res);
+    let replayed = sse.next().await.unwrap();
+    assert_eq!(replayed.id, first.id);
+    assert!(sse.next().await.is_none());
+
+    // Nothing left: the answer will never come, and the client is told so.
+    let res = b
+        .get(&id)
+        .header("last-event-id", first.id.as_deref().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 410);
+    // The session itself goes on at B.
+    let res = b
+        .post(Some(&id), request(8, "echo", json!({"ok": true})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json_body(res).await["result"], json!({"ok": true}));
 }
