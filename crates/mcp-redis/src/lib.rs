@@ -88,6 +88,7 @@ mod directory;
 mod error;
 mod event_store;
 mod options;
+mod secret;
 mod session_store;
 mod task_codec;
 mod task_store;

@@ -33,6 +33,14 @@
 //! issuer and subject) that opened it: another principal naming it gets 404. Without the flag
 //! nothing changes.
 //!
+//! `--redis <url>` (with `--http`) makes the instance one of several serving one deployment
+//! behind a load balancer, with their shared state in Redis (`mcp-redis`): SSE events, the
+//! session directory (a request for a session another instance holds is forwarded there, and
+//! the session is taken over when that instance is gone), session snapshots, tasks, the event
+//! bus behind `list_changed`, resource updates and `subscriptions/listen`, and the key that
+//! seals 2026-07-28 `requestState`s. The instance's URL in the directory is
+//! `http://<bound addr>/mcp`.
+//!
 //! `--tasks` turns tasks on (`mcp_server::tasks`, run on tokio) and adds the task tools of
 //! `tasks.rs`: the fixture of the suite's `tasks-*` scenarios and the tools the TypeScript
 //! SDK's task client drives. Without the flag the server is exactly the suite's fixture.
@@ -44,13 +52,14 @@ mod tasks;
 mod tools;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use mcp_auth::{BearerAuthLayer, DpopPolicy, JwtValidator, ResourceServer};
 use mcp_server::tasks::Tasks;
-use mcp_server::{CacheHints, Cacheable, Server};
-use mcp_transport_http::server::StreamableHttpService;
+use mcp_server::{CacheHints, Cacheable, ServeOptions, Server, SessionStore};
+use mcp_transport_http::server::{SessionKind, StreamableHttpService};
 use mcp_transport_stdio::StdioTransport;
 use tracing_subscriber::EnvFilter;
 
@@ -73,7 +82,7 @@ struct Auth {
 }
 
 const USAGE: &str = "usage: everything-server [--tasks] [--http <addr> [--max-connections <n>] \
-    [--auth-issuer <url> [--auth-scopes <scopes>]]]";
+    [--auth-issuer <url> [--auth-scopes <scopes>]] [--redis <url>]]";
 
 /// What the command line asks for: where to serve, and whether with tasks.
 struct Options {
@@ -81,6 +90,8 @@ struct Options {
     tasks: bool,
     /// `--max-connections`: the HTTP server's connection limit instead of its default.
     max_connections: Option<usize>,
+    /// `--redis`: the Redis holding the deployment's shared state.
+    redis: Option<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options> {
@@ -89,9 +100,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options>
     let mut scopes = None;
     let mut tasks = false;
     let mut max_connections = None;
+    let mut redis = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--tasks" => tasks = true,
+            "--redis" => redis = Some(args.next().context("--redis needs a URL")?),
             "--max-connections" => {
                 let n = args.next().context("--max-connections needs a number")?;
                 max_connections = Some(n.parse().context("--max-connections needs a number")?);
@@ -125,19 +138,21 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options>
         (None, Some(_)) => bail!("--auth-issuer needs --http; {USAGE}"),
         (None, None) => Listen::Stdio,
     };
-    if max_connections.is_some() && matches!(listen, Listen::Stdio) {
-        bail!("--max-connections needs --http; {USAGE}");
+    if (max_connections.is_some() || redis.is_some()) && matches!(listen, Listen::Stdio) {
+        bail!("--max-connections and --redis need --http; {USAGE}");
     }
     Ok(Options {
         listen,
         tasks,
         max_connections,
+        redis,
     })
 }
 
 /// The server with every tool, resource, template and prompt of the fixture, `whoami` if it
-/// is protected, and the task tools (run on tokio) with `tasks`.
-fn server(protected: bool, with_tasks: bool) -> anyhow::Result<Server> {
+/// is protected, and the task tools (run on tokio) with `tasks`; with `shared`, its event
+/// bus, task store and `requestState` key are the deployment's.
+fn server(protected: bool, with_tasks: bool, shared: Option<&Shared>) -> anyhow::Result<Server> {
     // The reference fixture's cache hints: lists shared by everyone for five minutes,
     // resource reads private.
     let five_minutes = Duration::from_secs(300);
@@ -158,10 +173,19 @@ fn server(protected: bool, with_tasks: bool) -> anyhow::Result<Server> {
     if protected {
         builder = builder.tool(tools::whoami());
     }
+    if let Some(shared) = shared {
+        builder = builder
+            .event_bus(shared.redis.event_bus())
+            .request_state_key(shared.request_state_key.clone());
+    }
     if with_tasks {
-        builder = builder.tasks(Tasks::new(|task| {
+        let mut tasks = Tasks::new(|task| {
             tokio::spawn(task);
-        }));
+        });
+        if let Some(shared) = shared {
+            tasks = tasks.store(shared.redis.task_store());
+        }
+        builder = builder.tasks(tasks);
         for tool in tasks::tools()? {
             builder = builder.tool(tool);
         }
@@ -203,24 +227,63 @@ async fn run() -> anyhow::Result<()> {
         listen,
         tasks,
         max_connections,
+        redis,
     } = parse_args(std::env::args().skip(1))?;
-    match listen {
+    let (addr, auth) = match listen {
         Listen::Stdio => {
             tracing::info!("serving MCP on stdio");
-            server(false, tasks)?
+            server(false, tasks, None)?
                 .serve(StdioTransport::stdio()?)
                 .await?;
             tracing::info!("stdin closed; exiting");
-            Ok(())
+            return Ok(());
         }
-        Listen::Http(addr, None) => {
-            let service = http_service(server(false, tasks)?, false, max_connections);
-            serve_http(service, &addr).await
-        }
-        Listen::Http(addr, Some(auth)) => {
-            let service = http_service(server(true, tasks)?, true, max_connections);
-            serve_protected(service, &addr, &auth).await
-        }
+        Listen::Http(addr, auth) => (addr, auth),
+    };
+    let shared = match &redis {
+        Some(url) => Some(Shared::connect(url).await?),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(socket_addr(&addr))
+        .await
+        .with_context(|| format!("cannot bind {addr}"))?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    let protected = auth.is_some();
+    let server = server(protected, tasks, shared.as_ref())?;
+    let service = http_service(server, protected, max_connections, shared.as_ref(), &url);
+    match auth {
+        None => serve_http(service, listener, &url).await,
+        Some(auth) => serve_protected(service, listener, &url, &auth).await,
+    }
+}
+
+/// What the instances of one deployment share (`--redis`).
+struct Shared {
+    redis: mcp_redis::Redis,
+    /// The key sealing 2026-07-28 `requestState`s, the same on every instance.
+    request_state_key: Vec<u8>,
+}
+
+impl Shared {
+    /// Connects to Redis (its driver runs on a task of its own) and reads the deployment's
+    /// `requestState` key, made by the first instance to ask.
+    async fn connect(url: &str) -> anyhow::Result<Shared> {
+        let (redis, driver) = mcp_redis::Redis::connect(url, mcp_redis::RedisOptions::default())
+            .await
+            .with_context(|| format!("cannot connect to Redis at {url}"))?;
+        tokio::spawn(driver);
+        let request_state_key = redis
+            .shared_secret("request-state-key")
+            .await
+            .context("cannot read the deployment's requestState key from Redis")?;
+        tracing::info!(
+            instance = redis.instance_id(),
+            "sharing state through Redis at {url}"
+        );
+        Ok(Shared {
+            redis,
+            request_state_key,
+        })
     }
 }
 
@@ -231,12 +294,21 @@ fn http_service(
     server: Server,
     protected: bool,
     max_connections: Option<usize>,
+    shared: Option<&Shared>,
+    url: &str,
 ) -> StreamableHttpService {
     let mut builder = StreamableHttpService::builder()
         .path("/mcp")
         .legacy_sse("/sse", "/messages");
     if let Some(max) = max_connections {
         builder = builder.max_connections(max);
+    }
+    let mut sessions: Option<Arc<dyn SessionStore>> = None;
+    if let Some(shared) = shared {
+        builder = builder
+            .event_store(Some(Arc::new(shared.redis.event_store())))
+            .directory(Arc::new(shared.redis.session_directory()), url);
+        sessions = Some(Arc::new(shared.redis.session_store()));
     }
     if protected {
         builder = builder.principal(|extensions| {
@@ -253,9 +325,20 @@ fn http_service(
     }
     builder.build(move |transport, info| {
         let server = server.clone();
+        let mut options = ServeOptions::new();
+        if let (Some(store), Some(id), SessionKind::Stateful) =
+            (&sessions, &info.session_id, info.kind)
+        {
+            options = options.session_store(store.clone(), &**id);
+        }
         async move {
-            tracing::debug!(session = ?info.session_id, kind = ?info.kind, "session opened");
-            if let Err(e) = server.serve(transport).await {
+            tracing::debug!(
+                session = ?info.session_id,
+                kind = ?info.kind,
+                taken_over = info.taken_over,
+                "session opened"
+            );
+            if let Err(e) = server.serve_with(transport, options).await {
                 tracing::warn!(session = ?info.session_id, "session failed: {e:#}");
             }
         }
@@ -270,20 +353,19 @@ fn socket_addr(addr: &str) -> String {
     }
 }
 
-/// Serves `server` over Streamable HTTP (and legacy HTTP+SSE) on `addr` until killed.
-async fn serve_http(service: StreamableHttpService, addr: &str) -> anyhow::Result<()> {
-    // A bare port means 127.0.0.1.
-    let http = match addr.parse::<u16>() {
-        Ok(port) => service.bind_localhost(port).await,
-        Err(_) => service.bind(addr).await,
-    }
-    .with_context(|| format!("cannot bind {addr}"))?;
+/// Serves `service` over Streamable HTTP (and legacy HTTP+SSE) on `listener` (its URL
+/// `url`) until killed.
+async fn serve_http(
+    service: StreamableHttpService,
+    listener: tokio::net::TcpListener,
+    url: &str,
+) -> anyhow::Result<()> {
     // Printed whatever `RUST_LOG` says: tests and scripts read the port from it.
     #[allow(clippy::print_stderr)]
     {
-        eprintln!("listening on http://{}/mcp", http.local_addr()?);
+        eprintln!("listening on {url}");
     }
-    http.run().await?;
+    service.listener(listener).run().await?;
     Ok(())
 }
 
@@ -291,14 +373,11 @@ async fn serve_http(service: StreamableHttpService, addr: &str) -> anyhow::Resul
 /// `http://<bound addr>/mcp`, so the port is known before the layer is built.
 async fn serve_protected(
     service: StreamableHttpService,
-    addr: &str,
+    listener: tokio::net::TcpListener,
+    url: &str,
     auth: &Auth,
 ) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(socket_addr(addr))
-        .await
-        .with_context(|| format!("cannot bind {addr}"))?;
-    let url = format!("http://{}/mcp", listener.local_addr()?);
-    let resource = ResourceServer::builder(&url)
+    let resource = ResourceServer::builder(url)
         .authorization_server(&auth.issuer)
         .scopes_supported(["mcp:read", "mcp:write"])
         .required_scopes(auth.scopes.iter().cloned())
