@@ -149,6 +149,68 @@ async fn the_task_store_keeps_the_contract() {
 }
 
 #[tokio::test]
+async fn every_key_has_a_time_to_live() {
+    let server = RedisServer::start().unwrap();
+    let options = RedisOptions::default().max_events_per_session(2, 1 << 20);
+    let (redis, _driver) = connect(&server, options).await;
+    let mut sub = redis.event_bus().subscribe();
+    // Every store, every key kind: evicted events, a claimed session, tasks with and
+    // without a TTL of their own, of an owner and of none.
+    let events = redis.event_store();
+    let first = events.append("s", StreamId(1), Bytes::new()).await.unwrap();
+    for _ in 0..3 {
+        events.append("s", StreamId(1), "x".into()).await.unwrap();
+    }
+    events.replay_after("s", &first).await.unwrap().unwrap();
+    let dir = redis.session_directory();
+    dir.create(&SessionRecord::new("s", "http://a/mcp", Some("p".into())))
+        .await
+        .unwrap();
+    dir.claim("s", "http://a/mcp", "http://b/mcp")
+        .await
+        .unwrap()
+        .unwrap();
+    dir.touch("s").await.unwrap();
+    let snapshot = mcp_server::SessionSnapshot::new(
+        mcp_types::ProtocolVersion::V2025_06_18,
+        Default::default(),
+    );
+    redis.session_store().save("s", &snapshot).await.unwrap();
+    let tasks = redis.task_store();
+    tasks
+        .create(TaskRecord::new("t1", None, None))
+        .await
+        .unwrap();
+    tasks
+        .create(TaskRecord::new(
+            "t2",
+            Some("alice".into()),
+            Some(Duration::from_secs(60)),
+        ))
+        .await
+        .unwrap();
+    tasks
+        .update("t1", TaskUpdate::status(TaskStatus::Completed))
+        .await
+        .unwrap();
+    tasks.list(Some("alice"), None, 10).await.unwrap();
+    redis.event_bus().publish(ServerEvent::ToolsListChanged);
+    tokio::time::timeout(GUARD, sub.next()).await.unwrap();
+
+    let mut raw = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut raw).unwrap();
+    assert!(keys.len() >= 12, "{keys:?}");
+    for key in keys {
+        assert!(key.starts_with("mcp:"), "{key} is outside the prefix");
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut raw).unwrap();
+        assert!(ttl > 0, "{key} has no time to live ({ttl})");
+    }
+}
+
+#[tokio::test]
 async fn a_session_record_expires_unless_touched() {
     let server = RedisServer::start().unwrap();
     let ttl = Duration::from_millis(300);
