@@ -272,6 +272,16 @@ impl Builder {
         self
     }
 
+    /// How often the instance holding a session refreshes its record in the directory
+    /// ([`SessionDirectory::touch`](super::SessionDirectory::touch)) while the session lives.
+    /// Default 10 minutes; keep it well below the directory's time to live (`mcp-redis`:
+    /// one hour), or records of live sessions expire.
+    #[must_use]
+    pub fn directory_touch_interval(mut self, interval: Duration) -> Self {
+        self.config.directory_touch_interval = interval.max(Duration::from_secs(1));
+        self
+    }
+
     /// How long forwarding a request to the instance holding its session waits to connect
     /// before taking the session over (see [`directory`](Self::directory)). Default 2 s.
     #[must_use]

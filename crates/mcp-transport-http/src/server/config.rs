@@ -73,6 +73,8 @@ pub(crate) struct Config {
     pub(crate) directory: Option<Directory>,
     /// How long forwarding waits to connect to a session's holder before taking it over.
     pub(crate) forward_connect_timeout: Duration,
+    /// How often a holder refreshes its sessions' directory records.
+    pub(crate) directory_touch_interval: Duration,
 }
 
 /// The [`SessionDirectory`] shared with the other instances, and this instance's URL in it.
@@ -110,6 +112,7 @@ impl Default for Config {
             spawner: DynSpawner(Box::new(TokioSpawner)),
             directory: None,
             forward_connect_timeout: Duration::from_secs(2),
+            directory_touch_interval: Duration::from_secs(10 * 60),
         }
     }
 }

@@ -454,6 +454,21 @@ impl Session {
         }
     }
 
+    /// Keeps the session's directory record alive while the session lives (never returns).
+    pub(crate) async fn keep_listed(&self) {
+        let (Some(directory), Some(sid), SessionKind::Stateful) =
+            (&self.config.directory, self.id.as_deref(), self.kind)
+        else {
+            return std::future::pending().await;
+        };
+        loop {
+            tokio::time::sleep(self.config.directory_touch_interval).await;
+            if let Err(e) = directory.sessions.touch(sid).await {
+                tracing::warn!(session = sid, error = %e, "session directory: touch failed");
+            }
+        }
+    }
+
     /// Forgets an ended stateful session's stored events and its directory record (its task
     /// calls this once the session's future has returned).
     pub(crate) async fn forget(&self) {

@@ -185,7 +185,15 @@ impl Shared {
                 session: session.clone(),
             },
         };
-        let fut = (self.factory)(transport, info);
+        let mut fut = (self.factory)(transport, info);
+        if self.config.directory.is_some() && kind == SessionKind::Stateful {
+            // The directory record stays alive alongside the factory's future.
+            let listed = session.clone();
+            fut = Box::pin(async move {
+                let keep = pin!(listed.keep_listed());
+                futures::future::select(fut, keep).await;
+            });
+        }
         let idle = match kind {
             SessionKind::Stateful => self.config.idle_timeout,
             _ => None,

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_transport_http::server::{
-    EventStore, InMemoryEventStore, InMemorySessionDirectory, SessionDirectory,
-    StreamableHttpService,
+    EventStore, InMemoryEventStore, InMemorySessionDirectory, SessionDirectory, SessionRecord,
+    StoreFuture, StreamableHttpService,
 };
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -273,4 +273,59 @@ async fn a_request_the_gone_holder_never_answered_ends_with_410_once_replayed() 
         .await
         .unwrap();
     assert_eq!(json_body(res).await["result"], json!({"ok": true}));
+}
+
+/// An in-memory directory that counts `touch` calls.
+#[derive(Debug, Default)]
+struct Counting {
+    inner: InMemorySessionDirectory,
+    touched: std::sync::atomic::AtomicUsize,
+}
+
+impl SessionDirectory for Counting {
+    fn create<'a>(&'a self, record: &'a SessionRecord) -> StoreFuture<'a, ()> {
+        self.inner.create(record)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<SessionRecord>> {
+        self.inner.get(id)
+    }
+    fn claim<'a>(
+        &'a self,
+        id: &'a str,
+        expected_home: &'a str,
+        new_home: &'a str,
+    ) -> StoreFuture<'a, Option<SessionRecord>> {
+        self.inner.claim(id, expected_home, new_home)
+    }
+    fn touch<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        self.touched.fetch_add(1, Ordering::SeqCst);
+        self.inner.touch(id)
+    }
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.remove(id)
+    }
+}
+
+#[tokio::test]
+async fn the_holder_keeps_its_sessions_records_alive() {
+    let directory = Arc::new(Counting::default());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let dir = directory.clone();
+    let (server, _running) = start_on(
+        listener,
+        move |url| {
+            StreamableHttpService::builder()
+                .directory(dir, url)
+                .directory_touch_interval(Duration::from_secs(1))
+        },
+        |router| router,
+    );
+    let _id = server.initialize().await;
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while directory.touched.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the session's record was never touched");
 }
