@@ -312,8 +312,6 @@ impl Link {
                     Ended::Closed => return,
                     Ended::Lost => {
                         tracing::warn!("lost the connection to redis; reconnecting");
-                        // Events published meanwhile on other instances were missed.
-                        let _ = self.local.send(Received::Lagged);
                         backoff = self.options.reconnect_min;
                     }
                 }

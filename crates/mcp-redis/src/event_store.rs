@@ -15,19 +15,20 @@ use crate::options::millis;
 /// dropped sequence number (at most `max_events` streams; older records fold into `floor`),
 /// as `InMemoryEventStore` does.
 ///
-/// KEYS: log (list of "<stream> <seq> <data>"), meta (hash: next, bytes, floor), drops
-/// (sorted set: stream scored by its newest dropped seq).
+/// KEYS: log (sorted set of "<stream> <seq> <data>" scored by seq), meta (hash: next, bytes,
+/// floor), drops (sorted set: stream scored by its newest dropped seq).
 /// ARGV: stream, data, max_events, max_bytes, ttl_ms. Returns the event's seq.
 static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local seq = redis.call('HINCRBY', KEYS[2], 'next', 1) - 1
 local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #ARGV[2])
-local len = redis.call('RPUSH', KEYS[1], ARGV[1] .. ' ' .. seq .. ' ' .. ARGV[2])
+redis.call('ZADD', KEYS[1], seq, ARGV[1] .. ' ' .. seq .. ' ' .. ARGV[2])
+local len = redis.call('ZCARD', KEYS[1])
 local max_events = tonumber(ARGV[3])
 local max_bytes = tonumber(ARGV[4])
 while len > max_events or (bytes > max_bytes and len > 1) do
-  local old = redis.call('LPOP', KEYS[1])
+  local old = redis.call('ZPOPMIN', KEYS[1])[1]
   local s1 = string.find(old, ' ', 1, true)
   local s2 = string.find(old, ' ', s1 + 1, true)
   bytes = redis.call('HINCRBY', KEYS[2], 'bytes', s2 - #old)
@@ -64,7 +65,7 @@ if (dropped and tonumber(dropped) > after) or (floor and tonumber(floor) > after
   out[1] = 1
 end
 local head = ARGV[1] .. ' '
-for _, e in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+for _, e in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[2], '+inf')) do
   if string.sub(e, 1, #head) == head then
     local s2 = string.find(e, ' ', #head + 1, true)
     local seq = string.sub(e, #head + 1, s2 - 1)
@@ -83,7 +84,8 @@ return out
 /// An [`EventStore`] on Redis, shared by every instance of a deployment: a client can resume
 /// its SSE stream (`Last-Event-ID`) on any of them.
 ///
-/// Per session: one list of events and two small bookkeeping keys, at most
+/// Per session: one sorted set of events (by sequence number, so that a replay reads only
+/// the events after the client's) and two small bookkeeping keys, at most
 /// [`max_events_per_session`](crate::RedisOptions::max_events_per_session) events (default
 /// 1024, 8 MiB; the oldest are dropped first and a resumption from before a dropped event
 /// of its stream is [`truncated`](Replay::truncated), as with `InMemoryEventStore`). The keys
