@@ -35,6 +35,23 @@ pub enum ServerEvent {
         #[serde(rename = "taskId")]
         task_id: String,
     },
+    /// `tasks/cancel` reached an instance that does not run the task: the instance running it
+    /// stops it. Between server instances only; never sent to a client.
+    TaskCancelled {
+        /// The task.
+        #[serde(rename = "taskId")]
+        task_id: String,
+    },
+    /// `tasks/update` answers (2026-07-28) reached an instance that does not run the task,
+    /// which took them off the stored task: the instance running it hands them to the task.
+    /// Between server instances only; never sent to a client.
+    TaskInput {
+        /// The task.
+        #[serde(rename = "taskId")]
+        task_id: String,
+        /// The answers, a JSON object of input responses by key.
+        responses: String,
+    },
 }
 
 /// What a subscriber receives.
@@ -61,6 +78,17 @@ pub trait EventBus: Send + Sync + 'static {
 
     /// Subscribes to the events published from now on.
     fn subscribe(&self) -> EventStream;
+}
+
+/// A bus shared by several servers in one process (each given a clone of the `Arc`).
+impl<B: EventBus + ?Sized> EventBus for std::sync::Arc<B> {
+    fn publish(&self, event: ServerEvent) {
+        (**self).publish(event);
+    }
+
+    fn subscribe(&self) -> EventStream {
+        (**self).subscribe()
+    }
 }
 
 /// An [`EventBus`] within one process: a bounded broadcast channel.

@@ -47,6 +47,8 @@ impl Pending {
             // A legacy session hears of its tasks from the task itself
             // (`notifications/tasks/status`, sent where it runs).
             Received::Event(ServerEvent::TaskChanged { .. }) => {}
+            // Between instances, for the task runtime.
+            Received::Event(_) => {}
             // Events were lost: everything this session listens to may have changed.
             Received::Lagged => {
                 self.lists

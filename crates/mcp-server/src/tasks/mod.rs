@@ -26,8 +26,14 @@
 //! [`TaskExecutor`] given to [`Tasks::new`], typically `|task| { tokio::spawn(task); }`. At
 //! most [`Tasks::max_running`] run at a time in one process (a call beyond is refused
 //! with -32603), and the store holds a bounded number of tasks ([`InMemoryTaskStore::new`]).
-//! Cancellation (`tasks/cancel`) and input (`tasks/update`) reach a task in the process that
-//! runs it; with a store shared by several processes, any of them answers `tasks/get`.
+//! With a store ([`Tasks::store`]) and an event bus
+//! ([`ServerBuilder::event_bus`](crate::ServerBuilder::event_bus)) shared by several server
+//! instances (such as `mcp-redis`'s), any of them answers `tasks/get`, and `tasks/cancel` and
+//! `tasks/update` reach the task through whichever instance they arrive at: that instance
+//! updates the stored task and publishes [`ServerEvent::TaskCancelled`](crate::ServerEvent::TaskCancelled) or
+//! [`ServerEvent::TaskInput`](crate::ServerEvent::TaskInput), which the instance running the
+//! task acts on. (An answer lost with the bus, say a subscriber that lagged, leaves the task
+//! waiting until its time is up.)
 //!
 //! A task belongs to the principal of the request that created it
 //! ([`ServerBuilder::request_state_principal`](crate::ServerBuilder::request_state_principal)),

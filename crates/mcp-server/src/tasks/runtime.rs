@@ -18,7 +18,7 @@ use super::Tasks;
 use super::store::{TaskOutcome, TaskRecord, TaskStoreError, TaskUpdate};
 use super::wire;
 use crate::error::{BoxError, Result};
-use crate::events::{EventBus, ServerEvent};
+use crate::events::{EventBus, Received, ServerEvent};
 
 /// A task running in this process.
 pub(crate) struct LiveTask {
@@ -182,14 +182,48 @@ impl TaskRuntime {
         let runtime = self.clone();
         let task = async move {
             let guard = live.cancellation.clone().drop_guard();
-            let ended = std::panic::AssertUnwindSafe(Abortable::new(call, registration))
-                .catch_unwind()
-                .await;
+            let run =
+                std::panic::AssertUnwindSafe(Abortable::new(call, registration)).catch_unwind();
+            // Cancellation and input that reach another instance come over the bus.
+            let watch = runtime.watch_bus(&live);
+            let ended =
+                match futures::future::select(std::pin::pin!(run), std::pin::pin!(watch)).await {
+                    futures::future::Either::Left((ended, _)) => ended,
+                    futures::future::Either::Right((never, _)) => match never {},
+                };
             let finished = finish(ended);
             runtime.finish(&live, finished).await;
             drop(guard);
         };
         self.config.executor.execute(Box::pin(task));
+    }
+
+    /// Acts on what other instances publish about this task (`tasks/cancel` and
+    /// `tasks/update` that reached them) for as long as it runs.
+    async fn watch_bus(&self, live: &LiveTask) -> std::convert::Infallible {
+        use futures::StreamExt as _;
+        let mut events = self.events.subscribe();
+        while let Some(received) = events.next().await {
+            match received {
+                Received::Event(ServerEvent::TaskCancelled { task_id }) if task_id == live.id => {
+                    live.cancel();
+                    live.bump();
+                }
+                Received::Event(ServerEvent::TaskInput { task_id, responses })
+                    if task_id == live.id =>
+                {
+                    let delivered = match serde_json::from_str(&responses) {
+                        Ok(responses) => self.deliver_here(live, responses, false).await,
+                        Err(e) => Err(e.into()),
+                    };
+                    if let Err(e) = delivered {
+                        tracing::warn!(task = %live.id, error = %e, "input from another instance dropped");
+                    }
+                }
+                _ => {}
+            }
+        }
+        std::future::pending().await
     }
 
     /// Stores how a task ended (unless it was cancelled, which the store knows already) and
@@ -253,9 +287,16 @@ impl TaskRuntime {
             Ok(_) | Err(TaskStoreError::Ended(_)) => Ok(()),
             Err(e) => Err(e),
         };
-        if let Some(live) = self.live(id) {
-            live.cancel();
-            live.bump();
+        match self.live(id) {
+            Some(live) => {
+                live.cancel();
+                live.bump();
+            }
+            // It may run on another instance sharing the store and the bus.
+            None if outcome.is_ok() => self.events.publish(ServerEvent::TaskCancelled {
+                task_id: id.to_owned(),
+            }),
+            None => {}
         }
         outcome
     }
@@ -293,9 +334,67 @@ impl TaskRuntime {
         id: &str,
         responses: BTreeMap<String, serde_json::Value>,
     ) -> Result<()> {
-        let Some(live) = self.live(id) else {
+        match self.live(id) {
+            Some(live) => self.deliver_here(&live, responses, true).await,
+            None => self.deliver_elsewhere(id, responses).await,
+        }
+    }
+
+    /// `tasks/update` for a task this instance does not run (another instance sharing the
+    /// store and the event bus may): the answered requests leave the stored task here, and
+    /// the answers go to the instance running it over the bus.
+    async fn deliver_elsewhere(
+        &self,
+        id: &str,
+        responses: BTreeMap<String, serde_json::Value>,
+    ) -> Result<()> {
+        let Some(record) = self.config.store.get(id).await.map_err(store_error)? else {
             return Ok(());
         };
+        let mut outstanding = record.input_requests.clone();
+        let answered: BTreeMap<String, serde_json::Value> = responses
+            .into_iter()
+            .filter(|(key, _)| outstanding.remove(key).is_some())
+            .collect();
+        if answered.is_empty() {
+            return Ok(());
+        }
+        for (key, value) in &answered {
+            serde_json::from_value::<InputResponse>(value.clone()).map_err(|e| {
+                crate::Error::invalid_params(format!("input response {key} is not valid: {e}"))
+            })?;
+        }
+        let status = if outstanding.is_empty() {
+            TaskStatus::Working
+        } else {
+            TaskStatus::InputRequired
+        };
+        let update = TaskUpdate {
+            status: Some(status),
+            input_requests: Some(outstanding),
+            ..Default::default()
+        };
+        match self.update(id, update).await {
+            Ok(_) => {}
+            Err(TaskStoreError::Ended(_)) => return Ok(()),
+            Err(e) => return Err(store_error(e)),
+        }
+        self.events.publish(ServerEvent::TaskInput {
+            task_id: id.to_owned(),
+            responses: serde_json::to_string(&answered)?,
+        });
+        Ok(())
+    }
+
+    /// Hands answers to a task running here; with `store`, the answered requests leave the
+    /// stored task first (without, another instance took them off already).
+    async fn deliver_here(
+        &self,
+        live: &LiveTask,
+        responses: BTreeMap<String, serde_json::Value>,
+        store: bool,
+    ) -> Result<()> {
+        let id = &*live.id;
         let mut pending = live.pending.lock().await;
         let mut decoded = Vec::new();
         for (key, value) in responses {
@@ -319,14 +418,16 @@ impl TaskRuntime {
         } else {
             TaskStatus::InputRequired
         };
-        let update = TaskUpdate {
-            status: Some(status),
-            input_requests: Some(snapshot(&pending)),
-            ..Default::default()
-        };
-        match self.update(id, update).await {
-            Ok(_) | Err(TaskStoreError::Ended(_)) => {}
-            Err(e) => return Err(store_error(e)),
+        if store {
+            let update = TaskUpdate {
+                status: Some(status),
+                input_requests: Some(snapshot(&pending)),
+                ..Default::default()
+            };
+            match self.update(id, update).await {
+                Ok(_) | Err(TaskStoreError::Ended(_)) => {}
+                Err(e) => return Err(store_error(e)),
+            }
         }
         for (pending, response) in answered {
             let _ = pending.answer.send(response);

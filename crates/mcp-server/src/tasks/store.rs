@@ -179,6 +179,34 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> StoreFuture<'a, TaskPage>;
 }
 
+/// A store shared by several servers in one process (each given a clone of the `Arc`).
+impl<S: TaskStore + ?Sized> TaskStore for std::sync::Arc<S> {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        (**self).create(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        (**self).get(id)
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        update: TaskUpdate,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        (**self).update(id, update)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, TaskPage> {
+        (**self).list(owner, cursor, limit)
+    }
+}
+
 impl fmt::Debug for dyn TaskStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("TaskStore")

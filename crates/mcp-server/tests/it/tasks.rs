@@ -48,6 +48,22 @@ impl Drop for Stopped {
 /// (must), `never`, `ask` (must; asks for an answer inside the task), `later` (must, deferred:
 /// asks in the request first).
 fn server_with(tasks: Tasks, cancelled: Arc<AtomicBool>) -> Server {
+    builder_with(tasks, cancelled).build()
+}
+
+/// An instance of a deployment: [`server_with`], its tasks in `store`, its events on `bus`.
+fn shared_instance(
+    store: &Arc<mcp_server::tasks::InMemoryTaskStore>,
+    bus: &Arc<mcp_server::InMemoryEventBus>,
+    cancelled: Arc<AtomicBool>,
+) -> Server {
+    builder_with(tasks().store(store.clone()), cancelled)
+        .event_bus(bus.clone())
+        .build()
+}
+
+/// The builder of [`server_with`].
+fn builder_with(tasks: Tasks, cancelled: Arc<AtomicBool>) -> mcp_server::ServerBuilder {
     let slow = Tool::new("slow", move |cx: Context| {
         let stopped = Stopped(cancelled.clone(), true);
         async move {
@@ -97,7 +113,6 @@ fn server_with(tasks: Tasks, cancelled: Arc<AtomicBool>) -> Server {
             .task_support(ToolTaskSupport::Required)
             .deferred_task(),
         )
-        .build()
 }
 
 fn answering(era: EraChoice) -> ClientBuilder {
@@ -412,5 +427,54 @@ async fn the_stateless_era_hears_of_tasks_it_listens_to() {
     assert!(
         matches!(refused, ClientError::MissingClientCapability { .. }),
         "{refused}"
+    );
+}
+
+/// Two servers sharing a task store and an event bus, as instances of one deployment behind
+/// a load balancer do: a 2026-07-28 task running on `a` gets its input and its cancellation
+/// through `b`.
+#[tokio::test]
+async fn input_and_cancellation_reach_a_task_running_on_another_instance() {
+    let store = Arc::new(mcp_server::tasks::InMemoryTaskStore::default());
+    let bus = Arc::new(mcp_server::InMemoryEventBus::default());
+    let cancelled_on_a = Arc::new(AtomicBool::new(false));
+    let a = shared_instance(&store, &bus, cancelled_on_a.clone());
+    let b = shared_instance(&store, &bus, Arc::default());
+    let on_a = connect(&a, answering(EraChoice::Modern)).await;
+    let on_b = connect(&b, answering(EraChoice::Modern)).await;
+
+    // Input: the task waits on `a`; `b` sees it wait and delivers the answer.
+    let ToolCallOutcome::Task(asked) = on_a
+        .call_tool_as_task(CallToolRequestParams::new("ask"), None)
+        .await
+        .unwrap()
+    else {
+        panic!("a task")
+    };
+    let result = tokio::time::timeout(Duration::from_secs(10), on_b.task_result(&asked.task_id))
+        .await
+        .expect("the answer given through b never reached the task on a")
+        .unwrap();
+    assert_eq!(result.content[0].as_text(), Some("answered 42 in true"));
+
+    // Cancellation: the task on `a` stops when `b` is asked to cancel it.
+    let ToolCallOutcome::Task(slow) = on_a
+        .call_tool_as_task(CallToolRequestParams::new("slow"), None)
+        .await
+        .unwrap()
+    else {
+        panic!("a task")
+    };
+    on_b.cancel_task(&slow.task_id).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !cancelled_on_a.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the task on a kept running after tasks/cancel through b");
+    assert_eq!(
+        on_a.get_task(&slow.task_id).await.unwrap().status,
+        TaskStatus::Cancelled
     );
 }
