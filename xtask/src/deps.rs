@@ -16,6 +16,8 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mcp-auth", &[]),
     ("mcp-server", &["mcp-types", "mcp-jsonrpc"]),
     ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
+    // The Redis stores implement the server's and the HTTP transport's extension points.
+    ("mcp-redis", &["mcp-server", "mcp-transport-http", "mcp-types"]),
 ];
 
 /// External crates a library crate must not depend on (normal dependencies), with the reason.
