@@ -18,6 +18,10 @@
 //!    names, and in the client's default era choice (auto), see [`CLIENT_REQUIREMENTS`]. The
 //!    authorization scenarios neither set runs (the 2025-03-26 back-compat ones; the full list
 //!    is [`AUTH_CLIENT_SCENARIOS`], checked against the suite's) run one suite run each.
+//! 4. The load-balanced legs (`lb.rs`): redis-server, two `everything-server --tasks --redis
+//!    <url>` instances and haproxy in front (round-robin, no stickiness); `server
+//!    --requirements 2025-11-25` and `2026-07-28` (and the unscored server scenarios) run
+//!    against haproxy's URL and must pass like the single-server legs.
 //!
 //! A leg fails if the suite exits non-zero or its summary marks a scenario `✗` (the
 //! requirements run reports unscored scenarios without counting them in its exit code),
@@ -36,7 +40,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::setup;
+use crate::{lb, setup};
 
 /// Where the server listens inside the namespace (nothing else is there to take the port).
 const ADDR: &str = "127.0.0.1:3000";
@@ -200,7 +204,8 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
         out_dir: PathBuf::from(out_dir),
     };
     let log = suite.out_dir.join("everything-server.log");
-    let server = ServerProcess::start(Path::new(server), &log)?;
+    let server_bin = PathBuf::from(server);
+    let server = ServerProcess::start(&server_bin, &log)?;
     let url = format!("http://{ADDR}/mcp");
 
     let mut legs = Vec::new();
@@ -224,6 +229,7 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
     )?;
     modern.excused = SKIPPED_BY_SUITE;
     legs.insert(1, modern);
+    legs.extend(load_balanced(&suite, &server_bin));
     let auto = format!("env -u MCP_CONFORMANCE_PROTOCOL_VERSION {client}");
     for requirements in CLIENT_REQUIREMENTS {
         for (command, era) in [(client.as_str(), ""), (auto.as_str(), " (auto era)")] {
@@ -284,6 +290,54 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
         // The outer `conformance` reports the failure; no second error (and backtrace) here.
         std::process::exit(1);
     }
+}
+
+/// The load-balanced legs (`lb.rs`): each of [`lb::REQUIREMENTS`] against haproxy in front
+/// of `everything-server` instances sharing Redis, plus [`UNSCORED_SERVER`] where the first
+/// run did not run them. A deployment that does not start is one failed leg saying why.
+fn load_balanced(suite: &Suite, server: &Path) -> Vec<Leg> {
+    let failed = |name: &str, why: String| Leg {
+        name: name.to_owned(),
+        status: std::os::unix::process::ExitStatusExt::from_raw(1 << 8),
+        output: why.lines().map(|l| format!("FAILURE: {l}")).collect(),
+        excused: &[],
+        skipped: Vec::new(),
+    };
+    let deployment = match lb::Deployment::start(server, &suite.out_dir) {
+        Ok(deployment) => deployment,
+        Err(e) => return vec![failed("load-balanced deployment", format!("{e:#}"))],
+    };
+    let url = deployment.url();
+    let mut legs = Vec::new();
+    for requirements in lb::REQUIREMENTS {
+        let name = format!("server --requirements {requirements} (load-balanced)");
+        let args = ["server", "--url", &url, "--requirements", requirements];
+        match suite.run(&name, &args) {
+            Ok(mut leg) => {
+                if *requirements == "2026-07-28" {
+                    leg.excused = SKIPPED_BY_SUITE;
+                }
+                legs.push(leg);
+            }
+            Err(e) => legs.push(failed(&name, format!("{e:#}"))),
+        }
+    }
+    for scenario in UNSCORED_SERVER {
+        if legs.iter().any(|leg| leg.ran(scenario)) {
+            continue;
+        }
+        let name = format!("server --scenario {scenario} (load-balanced)");
+        let args = ["server", "--url", &url, "--scenario", scenario];
+        legs.push(
+            suite
+                .run(&name, &args)
+                .unwrap_or_else(|e| failed(&name, format!("{e:#}"))),
+        );
+    }
+    for note in deployment.stop() {
+        legs.push(failed("load-balanced instances", note));
+    }
+    legs
 }
 
 /// How to run the suite.

@@ -23,6 +23,7 @@ mod conformance;
 mod debian;
 mod deps;
 mod fuzz;
+mod lb;
 mod samples;
 mod setup;
 mod soak;

@@ -22,6 +22,9 @@
 //!   sampling and elicitation as tasks on our client, over HTTP and stdio.
 //! - `load`: a pipelined burst of 10,000 requests over stdio and 5,000 concurrent calls from
 //!   our client, each answered exactly once.
+//! - `scale_out`: two `everything-server --redis` instances behind HAProxy (round-robin, no
+//!   stickiness): a call resumed after its session's instance is killed (our client and the
+//!   Python SDK client), a subscription across instances, a task outliving its instance.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 //!
@@ -43,6 +46,7 @@ mod http_support;
 mod interop_inspector;
 mod interop_python;
 mod load;
+mod scale_out;
 mod server_api;
 mod stdio;
 mod support;
