@@ -78,25 +78,29 @@ pub(crate) fn install_packages(tools: &Tools) -> Result<()> {
     }
     for package in PACKAGES {
         let bin = (package.bin)(tools);
-        match (package.version)(bin) {
-            Some(v) if series_of(&v) == Some(package.series) => {
-                eprintln!("setup: {} {v} ok ({})", package.name, bin.display());
-            }
-            Some(v) => bail!(
-                "{} reports version {v}, but the tests are pinned to {} {}.x (Debian 12's); \
-                 install that series or update the pin in xtask/src/debian.rs",
-                bin.display(),
-                package.name,
-                package.series
-            ),
-            None => bail!(
-                "apt-get installed {} but {} is missing or does not report its version",
-                package.name,
-                bin.display()
-            ),
-        }
+        let version = verify(package, bin)?;
+        eprintln!("setup: {} {version} ok ({})", package.name, bin.display());
     }
     stamp.write()
+}
+
+/// The version `bin` reports, or an error saying why it is not the pinned series.
+fn verify(package: &Package, bin: &Path) -> Result<String> {
+    match (package.version)(bin) {
+        Some(v) if series_of(&v) == Some(package.series) => Ok(v),
+        Some(v) => bail!(
+            "{} reports version {v}, but the tests are pinned to {} {}.x (Debian 12's); \
+             install that series or update the pin in xtask/src/debian.rs",
+            bin.display(),
+            package.name,
+            package.series
+        ),
+        None => bail!(
+            "{} (the package {}) is missing or does not report its version",
+            bin.display(),
+            package.name
+        ),
+    }
 }
 
 /// Whether the package's binary is there and of the pinned series.
@@ -196,6 +200,32 @@ mod tests {
         );
         assert_eq!(parse_redis_version("redis-cli 7.0.15"), None);
         assert_eq!(parse_haproxy_version(""), None);
+    }
+
+    #[test]
+    fn another_series_or_a_missing_binary_is_a_clear_failure() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = std::env::temp_dir().join(format!("xtask-debian-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("redis-server");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho 'Redis server v=6.2.14 sha=0 malloc=libc'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let redis = &PACKAGES[0];
+        let wrong = verify(redis, &fake).unwrap_err().to_string();
+        std::fs::write(&fake, "#!/bin/sh\necho 'Redis server v=7.0.15 sha=0'\n").unwrap();
+        let right = verify(redis, &fake);
+        let missing = verify(redis, &dir.join("absent")).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            wrong.contains("reports version 6.2.14") && wrong.contains("redis-server 7.0.x"),
+            "{wrong}"
+        );
+        assert_eq!(right.unwrap(), "7.0.15");
+        assert!(missing.contains("is missing"), "{missing}");
     }
 
     #[test]
