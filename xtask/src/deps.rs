@@ -17,7 +17,10 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mcp-server", &["mcp-types", "mcp-jsonrpc"]),
     ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
     // The Redis stores implement the server's and the HTTP transport's extension points.
-    ("mcp-redis", &["mcp-server", "mcp-transport-http", "mcp-types"]),
+    (
+        "mcp-redis",
+        &["mcp-server", "mcp-transport-http", "mcp-types"],
+    ),
 ];
 
 /// External crates a library crate must not depend on (normal dependencies), with the reason.
