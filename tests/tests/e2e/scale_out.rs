@@ -9,8 +9,8 @@
 //!   stream with `Last-Event-ID` through the balancer, sees each progress value once and in
 //!   order, the call ends (its result, or an error), and the session goes on, on the other
 //!   instance, under the same id;
-//! - a `subscriptions/listen` stream (2026-07-28) on one instance gets the tool-list change
-//!   triggered through the other;
+//! - a `subscriptions/listen` stream (2026-07-28) on one instance gets the tool and prompt
+//!   list changes triggered through the other (the fixture has no resource-update trigger);
 //! - a task started through the balancer is reported by both instances (`tasks/get`) and ends
 //!   `failed` once its instance is dead.
 //!
@@ -337,11 +337,12 @@ async fn modern(url: &str) -> (Client, tokio::task::JoinHandle<mcp_client::Resul
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_listen_stream_on_one_instance_sees_a_change_made_on_the_other() {
+async fn a_listen_stream_on_one_instance_sees_the_changes_made_on_the_other() {
     let d = Deployment::start().await;
     let (a, a_connection) = modern(&d.instances[0].url()).await;
     let filter = SubscriptionFilter {
         tools_list_changed: Some(true),
+        prompts_list_changed: Some(true),
         ..Default::default()
     };
     let mut changes = a
@@ -349,22 +350,29 @@ async fn a_listen_stream_on_one_instance_sees_a_change_made_on_the_other() {
         .await
         .expect("subscriptions/listen on instance 0");
     assert_eq!(changes.acknowledged().tools_list_changed, Some(true));
+    assert_eq!(changes.acknowledged().prompts_list_changed, Some(true));
 
     let (b, b_connection) = modern(&d.instances[1].url()).await;
-    let triggered = b
-        .call_tool(CallToolRequestParams::new("test_trigger_tool_change"))
-        .await
-        .expect("test_trigger_tool_change on instance 1");
-    assert_eq!(triggered.content[0].as_text(), Some("Mutation triggered"));
+    for tool in ["test_trigger_tool_change", "test_trigger_prompt_change"] {
+        let triggered = b
+            .call_tool(CallToolRequestParams::new(tool))
+            .await
+            .unwrap_or_else(|e| panic!("{tool} on instance 1: {e}"));
+        assert_eq!(triggered.content[0].as_text(), Some("Mutation triggered"));
+    }
 
-    let change = within_long("the change made on the other instance", changes.next())
-        .await
-        .unwrap_or_else(|| panic!("the subscription ended\n{}", d.logs()))
-        .unwrap_or_else(|e| panic!("the subscription failed: {e}\n{}", d.logs()));
-    assert!(
-        matches!(change, ServerNotification::ToolListChanged(_)),
-        "{change:?}"
-    );
+    let (mut tools, mut prompts) = (0, 0);
+    while tools == 0 || prompts == 0 {
+        let change = within_long("the changes made on the other instance", changes.next())
+            .await
+            .unwrap_or_else(|| panic!("the subscription ended\n{}", d.logs()))
+            .unwrap_or_else(|e| panic!("the subscription failed: {e}\n{}", d.logs()));
+        match change {
+            ServerNotification::ToolListChanged(_) => tools += 1,
+            ServerNotification::PromptListChanged(_) => prompts += 1,
+            other => panic!("not subscribed to {other:?}"),
+        }
+    }
     changes.close().await.expect("closing the subscription");
     close(a, a_connection).await;
     close(b, b_connection).await;
