@@ -433,5 +433,13 @@ async fn a_task_is_seen_by_every_instance_and_fails_when_its_instance_dies() {
     })
     .await;
     assert_eq!(ended.status, TaskStatus::Failed, "{ended:?}\n{}", d.logs());
+    // Failed with a reason (today: "the server instance running this task stopped").
+    assert!(
+        ended
+            .status_message
+            .as_deref()
+            .is_some_and(|m| !m.is_empty()),
+        "{ended:?}"
+    );
     close(on_other, other_connection).await;
 }
