@@ -253,7 +253,7 @@ backend {BACKEND}
     )
 }
 
-/// One request as haproxy logged it (the `log-format` of [`config`]).
+/// One request as haproxy logged it (the `log-format` of the configuration [`Haproxy`] writes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoggedRequest {
     /// The backend that served it (`s<i>`), if any did.
