@@ -13,7 +13,9 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mcp-jsonrpc", &["mcp-error"]),
     ("mcp-transport-stdio", &["mcp-jsonrpc"]),
     ("mcp-transport-http", &["mcp-jsonrpc", "mcp-types"]),
-    ("mcp-auth", &[]),
+    // Only behind its `transport-http` feature (see OPTIONAL_ONLY): `OAuthClient` as the
+    // HTTP client transport's `AuthProvider`.
+    ("mcp-auth", &["mcp-transport-http"]),
     ("mcp-server", &["mcp-types", "mcp-jsonrpc"]),
     ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
     // The Redis stores implement the server's and the HTTP transport's extension points.
@@ -90,6 +92,11 @@ const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
 /// External crates a library crate may use only behind a feature (optional dependencies), with
 /// the reason.
 const OPTIONAL_ONLY: &[(&str, &str, &str)] = &[
+    (
+        "mcp-auth",
+        "mcp-transport-http",
+        "the transport glue is the `transport-http` feature of mcp-auth",
+    ),
     (
         "mcp-server",
         "jsonschema",

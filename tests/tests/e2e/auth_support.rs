@@ -6,10 +6,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use mcp_auth::{
-    HeadlessUserAgent, InMemoryTokenStore, OAuthClient, Retry, StoredToken, TokenKey, TokenStore,
+    HeadlessUserAgent, InMemoryTokenStore, OAuthClient, StoredToken, TokenKey, TokenStore,
     UserAgent,
 };
 use mcp_client::{Client, ClientBuilder};
@@ -258,12 +257,12 @@ impl OAuthProvider {
     }
 }
 
+/// `OAuthClient`'s own provider (mcp-auth's `transport-http` feature), recording refusals.
 impl AuthProvider for OAuthProvider {
     fn authorization(
         &self,
     ) -> BoxFuture<'static, Result<Option<reqwest::header::HeaderValue>, BoxError>> {
-        let oauth = self.oauth.clone();
-        async move { Ok(oauth.authorization_header().await?) }.boxed()
+        AuthProvider::authorization(&self.oauth)
     }
 
     fn request_headers(
@@ -271,8 +270,7 @@ impl AuthProvider for OAuthProvider {
         method: &reqwest::Method,
         url: &reqwest::Url,
     ) -> BoxFuture<'static, Result<reqwest::header::HeaderMap, BoxError>> {
-        let (oauth, method, url) = (self.oauth.clone(), method.clone(), url.clone());
-        async move { Ok(oauth.request_headers(&method, &url).await?) }.boxed()
+        AuthProvider::request_headers(&self.oauth, method, url)
     }
 
     fn on_unauthorized(
@@ -283,18 +281,7 @@ impl AuthProvider for OAuthProvider {
             status: challenge.status().as_u16(),
             error: challenge.error().map(str::to_owned),
         });
-        let oauth = self.oauth.clone();
-        if let Some(nonce) = challenge.dpop_nonce() {
-            oauth.dpop_nonce(challenge.url().as_str(), nonce);
-        }
-        async move {
-            let www_authenticate = challenge.www_authenticate().join(", ");
-            let retry = oauth
-                .handle_challenge(challenge.status().as_u16(), &www_authenticate)
-                .await?;
-            Ok(retry == Retry::Yes)
-        }
-        .boxed()
+        AuthProvider::on_unauthorized(&self.oauth, challenge)
     }
 }
 

@@ -8,6 +8,8 @@ mod dpop;
 mod grants;
 mod http;
 mod store;
+#[cfg(feature = "transport-http")]
+mod transport;
 mod user_agent;
 
 use std::collections::HashMap;

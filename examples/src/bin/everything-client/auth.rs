@@ -3,13 +3,8 @@
 //! `mcp-client` in the era the suite asks for.
 
 use anyhow::Context as _;
-use futures::FutureExt as _;
-use futures::future::BoxFuture;
-use http::Method;
-use http::header::{HeaderMap, HeaderValue};
-use mcp_auth::{DpopKey, HeadlessUserAgent, IdJagExchange, OAuthClient, Retry, StaticAssertion};
-use mcp_jsonrpc::BoxError;
-use mcp_transport_http::client::{AuthChallenge, AuthProvider};
+use mcp_auth::{DpopKey, HeadlessUserAgent, IdJagExchange, OAuthClient, StaticAssertion};
+use mcp_transport_http::client::AuthProvider;
 use serde_json::Value;
 
 /// The redirect URI announced by the headless user agent (never fetched: the flow stops at
@@ -23,7 +18,8 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// The transport's auth hook for `scenario` (an `auth/*` name) against the MCP server at
 /// `url`: an [`OAuthClient`] set up from `MCP_CONFORMANCE_CONTEXT`.
 pub(crate) fn provider(scenario: &str, url: &str) -> anyhow::Result<impl AuthProvider> {
-    Ok(OAuthProvider(oauth_client(scenario, url)?))
+    // `OAuthClient` is the transport's `AuthProvider` (mcp-auth's `transport-http` feature).
+    oauth_client(scenario, url)
 }
 
 /// The OAuth client for `scenario`, with what `MCP_CONFORMANCE_CONTEXT` gives:
@@ -80,42 +76,4 @@ fn oauth_client(scenario: &str, url: &str) -> anyhow::Result<OAuthClient> {
         builder = builder.private_key_jwt(key, alg, None);
     }
     Ok(builder.build()?)
-}
-
-/// The glue: the transport asks the OAuth client for the headers of each request (a bearer
-/// token, or a DPoP-bound one with its proof) and hands it every refusal, with the server's
-/// DPoP nonce if it sent one.
-struct OAuthProvider(OAuthClient);
-
-impl AuthProvider for OAuthProvider {
-    fn authorization(&self) -> BoxFuture<'static, Result<Option<HeaderValue>, BoxError>> {
-        let oauth = self.0.clone();
-        async move { Ok(oauth.authorization_header().await?) }.boxed()
-    }
-
-    fn request_headers(
-        &self,
-        method: &Method,
-        url: &url::Url,
-    ) -> BoxFuture<'static, Result<HeaderMap, BoxError>> {
-        let (oauth, method, url) = (self.0.clone(), method.clone(), url.clone());
-        async move { Ok(oauth.request_headers(&method, &url).await?) }.boxed()
-    }
-
-    fn on_unauthorized(
-        &self,
-        challenge: AuthChallenge,
-    ) -> BoxFuture<'static, Result<bool, BoxError>> {
-        let oauth = self.0.clone();
-        async move {
-            if let Some(nonce) = challenge.dpop_nonce() {
-                oauth.dpop_nonce(challenge.url().as_str(), nonce);
-            }
-            let www_authenticate = challenge.www_authenticate().join(", ");
-            let status = challenge.status().as_u16();
-            let retry = oauth.handle_challenge(status, &www_authenticate).await?;
-            Ok(retry == Retry::Yes)
-        }
-        .boxed()
-    }
 }
