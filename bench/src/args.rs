@@ -2,12 +2,15 @@
 //!
 //! ```text
 //! <server> --stdio [--tools N]
-//! <server> --http 127.0.0.1:0 [--stateful | --stateless] [--tools N]
+//! <server> --http 127.0.0.1:0 [--stateful | --stateless] [--tools N] [--redis URL]
 //! ```
 //!
 //! With `--http`, the server prints the address it bound (`127.0.0.1:PORT`) as the first
 //! line of its stdout, then serves `POST /mcp` (any path for the floor). `--tools N` adds the
 //! tools `tool_0` .. `tool_{N-1}`, each with a small object schema (for `tools/list`).
+//! `--redis URL` (with `--http`; `echo-ours` only) keeps every store of the deployment in
+//! that Redis (`mcp-redis`), the instance's URL in the session directory being its bound
+//! address.
 
 use anyhow::{Context as _, Result, bail};
 
@@ -26,11 +29,13 @@ pub struct ServerArgs {
     pub mode: Mode,
     /// How many extra `tool_<i>` tools to register.
     pub tools: usize,
+    /// `--redis`: the Redis URL holding the stores (HTTP only).
+    pub redis: Option<String>,
 }
 
 /// The usage line of the bench servers.
-pub const USAGE: &str =
-    "usage: <server> (--stdio | --http 127.0.0.1:0 [--stateful | --stateless]) [--tools N]";
+pub const USAGE: &str = "usage: <server> (--stdio | --http 127.0.0.1:0 [--stateful | \
+    --stateless] [--redis URL]) [--tools N]";
 
 impl ServerArgs {
     /// Parses the arguments after the program name.
@@ -40,12 +45,14 @@ impl ServerArgs {
         let mut http = None;
         let mut stateful = true;
         let mut tools = 0;
+        let mut redis = None;
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--stdio" => stdio = true,
                 "--http" => http = Some(args.next().context("--http needs an address")?),
                 "--stateful" => stateful = true,
                 "--stateless" => stateful = false,
+                "--redis" => redis = Some(args.next().context("--redis needs a URL")?),
                 "--tools" => {
                     tools = args
                         .next()
@@ -61,7 +68,10 @@ impl ServerArgs {
             (false, Some(addr)) => Mode::Http { addr, stateful },
             _ => bail!("give exactly one of --stdio and --http; {USAGE}"),
         };
-        Ok(Self { mode, tools })
+        if redis.is_some() && mode == Mode::Stdio {
+            bail!("--redis needs --http; {USAGE}");
+        }
+        Ok(Self { mode, tools, redis })
     }
 }
 
@@ -87,9 +97,18 @@ mod tests {
             parse(&["--stdio", "--tools", "3"]).unwrap(),
             ServerArgs {
                 mode: Mode::Stdio,
-                tools: 3
+                tools: 3,
+                redis: None,
             }
         );
+        assert_eq!(
+            parse(&["--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/"])
+                .unwrap()
+                .redis
+                .as_deref(),
+            Some("redis://127.0.0.1:1/")
+        );
+        assert!(parse(&["--stdio", "--redis", "redis://127.0.0.1:1/"]).is_err());
         assert_eq!(
             parse(&["--http", "127.0.0.1:0", "--stateless"])
                 .unwrap()

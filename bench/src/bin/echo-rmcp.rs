@@ -83,6 +83,9 @@ impl ServerHandler for Echo {
 
 fn main() -> Result<()> {
     let args = ServerArgs::parse(std::env::args().skip(1))?;
+    if args.redis.is_some() {
+        anyhow::bail!("echo-rmcp has no Redis stores (--redis is echo-ours only)");
+    }
     match args.mode {
         Mode::Stdio => tokio::runtime::Builder::new_current_thread()
             .enable_all()

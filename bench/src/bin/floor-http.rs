@@ -24,6 +24,9 @@ fn main() -> Result<()> {
     let Mode::Http { addr, .. } = args.mode else {
         bail!("floor-http serves --http only");
     };
+    if args.redis.is_some() {
+        bail!("floor-http has no stores (--redis is echo-ours only)");
+    }
     let floor = Arc::new(Floor::new(args.tools));
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
