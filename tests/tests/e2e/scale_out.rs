@@ -232,6 +232,11 @@ async fn our_client_resumes_a_call_when_its_sessions_instance_dies() {
                 !matches!(e, mcp_client::Error::Timeout(_)),
                 "the call timed out: {e}\n{logs}"
             );
+            // The deployment says why: the instance serving the call stopped.
+            assert!(
+                e.to_string().contains("instance serving this stream stopped"),
+                "the error does not say the instance stopped: {e}\n{logs}"
+            );
         }
     }
 

@@ -306,7 +306,15 @@ impl SseTask {
             // The server no longer has the events after ours: waiting and asking again
             // would not bring them back.
             if self.kind == Kind::Post {
-                self.give_up("the server no longer has the events to resume from (http 410)");
+                // The server's JSON-RPC error says why (events dropped from its store, or the
+                // instance serving the stream stopped before answering).
+                let (_, rpc) = self.shared.status_error(resp).await;
+                let reason = match rpc {
+                    Some(rpc) => format!("{} (http 410)", rpc.message),
+                    None => "the server no longer has the events to resume from (http 410)"
+                        .to_owned(),
+                };
+                self.give_up(&reason);
                 return;
             }
             // The standalone stream starts afresh; what it carried meanwhile is gone.

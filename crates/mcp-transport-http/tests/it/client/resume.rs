@@ -197,3 +197,27 @@ async fn the_get_stream_starts_afresh_after_a_410() {
     assert_eq!(gets[2].header("last-event-id"), None);
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_410_says_why_when_the_server_does() {
+    let server = serve(
+        |rec| match (rec.method.clone(), rec.rpc_method().as_deref()) {
+            (Method::POST, Some("slow")) => sse("id: a\nretry: 10\ndata: \n\n"),
+            (Method::GET, _) => json(
+                StatusCode::GONE,
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+                    "message": "Gone: the server instance serving this stream stopped"}}),
+            ),
+            _ => status(StatusCode::ACCEPTED),
+        },
+    )
+    .await;
+    let client = Client::connect(&server);
+    let err = client.call("slow", json!({})).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "peer returned an error: the sse stream ended before the response arrived \
+         (Gone: the server instance serving this stream stopped (http 410)) (-32603)"
+    );
+    client.close().await;
+}
