@@ -234,7 +234,8 @@ async fn our_client_resumes_a_call_when_its_sessions_instance_dies() {
             );
             // The deployment says why: the instance serving the call stopped.
             assert!(
-                e.to_string().contains("instance serving this stream stopped"),
+                e.to_string()
+                    .contains("instance serving this stream stopped"),
                 "the error does not say the instance stopped: {e}\n{logs}"
             );
         }

@@ -311,8 +311,9 @@ impl SseTask {
                 let (_, rpc) = self.shared.status_error(resp).await;
                 let reason = match rpc {
                     Some(rpc) => format!("{} (http 410)", rpc.message),
-                    None => "the server no longer has the events to resume from (http 410)"
-                        .to_owned(),
+                    None => {
+                        "the server no longer has the events to resume from (http 410)".to_owned()
+                    }
                 };
                 self.give_up(&reason);
                 return;
