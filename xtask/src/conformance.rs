@@ -31,7 +31,6 @@
 //! file: everything must pass.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -41,6 +40,10 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::{lb, setup};
+
+mod suite;
+
+use suite::{Leg, Suite};
 
 /// Where the server listens inside the namespace (nothing else is there to take the port).
 const ADDR: &str = "127.0.0.1:3000";
@@ -340,195 +343,6 @@ fn load_balanced(suite: &Suite, server: &Path) -> Vec<Leg> {
     legs
 }
 
-/// How to run the suite.
-struct Suite {
-    node: PathBuf,
-    script: PathBuf,
-    out_dir: PathBuf,
-}
-
-/// One run of the suite and what it printed.
-struct Leg {
-    name: String,
-    status: std::process::ExitStatus,
-    output: Vec<String>,
-    /// Scenarios that may pass no check (see [`SKIPPED_BY_SUITE`]).
-    excused: &'static [&'static str],
-    /// The checks reported as skipped, but for those [`SKIPPED_BY_DESIGN`], as
-    /// `<scenario>: <check>`.
-    skipped: Vec<String>,
-}
-
-impl Suite {
-    /// Runs the suite with `args` (plus `-o <out-dir>/<leg>`), echoing its output.
-    fn run(&self, name: &str, args: &[&str]) -> Result<Leg> {
-        let dir = self.out_dir.join(name.replace([' ', '/'], "_"));
-        let _ = std::fs::remove_dir_all(&dir);
-        eprintln!("\n$ conformance {}", args.join(" "));
-        let mut child = Command::new(&self.node)
-            .arg(&self.script)
-            .args(args)
-            .arg("-o")
-            .arg(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("could not start {}", self.script.display()))?;
-        // The suite prints on both streams (check lines and results on stderr): echo both,
-        // keep both.
-        let stderr = child.stderr.take().map(|stderr| {
-            std::thread::spawn(move || {
-                let mut lines = Vec::new();
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    eprintln!("{line}");
-                    lines.push(strip_ansi(&line));
-                }
-                lines
-            })
-        });
-        let mut output = Vec::new();
-        if let Some(stdout) = child.stdout.take() {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.context("reading the suite's output")?;
-                println!("{line}");
-                output.push(strip_ansi(&line));
-            }
-        }
-        if let Some(thread) = stderr {
-            output.extend(thread.join().unwrap_or_default());
-        }
-        let status = child.wait()?;
-        // Client legs only: some server scenarios skip checks by the server's choices
-        // (optional features), and the server legs judge by the suite's verdicts.
-        let mut skipped = Vec::new();
-        if args.first() == Some(&"client") {
-            skipped_checks(&dir, &mut skipped)?;
-        }
-        Ok(Leg {
-            name: name.to_owned(),
-            status,
-            output,
-            excused: &[],
-            skipped,
-        })
-    }
-}
-
-/// Collects the skipped checks of every `checks.json` under `dir` (one directory per
-/// scenario, named `<scenario>-<timestamp>`), but those [`SKIPPED_BY_DESIGN`].
-fn skipped_checks(dir: &Path, out: &mut Vec<String>) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    for entry in entries {
-        let path = entry?.path();
-        if path.is_dir() {
-            skipped_checks(&path, out)?;
-            continue;
-        }
-        if path.file_name().is_none_or(|n| n != "checks.json") {
-            continue;
-        }
-        let scenario = path
-            .parent()
-            .and_then(Path::file_name)
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let checks: Vec<Value> = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a list of checks", path.display()))?;
-        for check in checks {
-            if check["status"] != "SKIPPED" {
-                continue;
-            }
-            let name = check["name"].as_str().unwrap_or_default();
-            let by_design = SKIPPED_BY_DESIGN
-                .iter()
-                .any(|(s, n)| scenario.starts_with(s) && *n == name);
-            if !by_design {
-                out.push(format!("{scenario}: {name}"));
-            }
-        }
-    }
-    Ok(())
-}
-
-impl Leg {
-    /// Whether the suite ran `scenario` in this leg (a server leg's header, or a client
-    /// requirements run's start line).
-    fn ran(&self, scenario: &str) -> bool {
-        let header = format!("=== Running scenario: {scenario} ===");
-        let start = format!("Starting scenario: {scenario}");
-        self.output
-            .iter()
-            .any(|l| l.contains(&header) || l.trim_end() == start)
-    }
-
-    /// Exit code zero, no scenario marked failed in the summary, and none that passed no
-    /// check at all (a scenario that only reports INFO, like `server-sse-polling` when the
-    /// server does not close the stream, proves nothing).
-    fn passed(&self) -> bool {
-        self.status.success()
-            && self.skipped.is_empty()
-            && !self.summary().iter().any(|l| {
-                let l = l.trim_start();
-                let scenario = l.trim_start_matches(['✗', '✓']).trim_start();
-                let vacuous = l.starts_with('✓') && l.contains(": 0 passed, 0 failed");
-                let excused = vacuous
-                    && self
-                        .excused
-                        .iter()
-                        .any(|name| scenario.starts_with(&format!("{name}:")));
-                l.starts_with('✗') || (l.starts_with('✓') && l.contains(": 0 passed") && !excused)
-            })
-    }
-
-    /// The suite's summary: the lines after `=== SUMMARY ===` (multi-scenario runs), else
-    /// the `Passed:` line and the failed checks (single-scenario runs).
-    fn summary(&self) -> Vec<&str> {
-        let lines = self.output.iter().map(String::as_str);
-        if let Some(start) = self
-            .output
-            .iter()
-            .position(|l| l.contains("=== SUMMARY ==="))
-        {
-            return lines
-                .skip(start + 1)
-                .filter(|l| !l.trim().is_empty())
-                .collect();
-        }
-        lines
-            .filter(|l| {
-                let t = l.trim_start();
-                t.starts_with("Passed:") || t.contains("FAILURE") || t.contains("WARNING")
-            })
-            .collect()
-    }
-}
-
-/// `line` without ANSI escape sequences (the suite colours its output).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC '[' parameters, ended by a letter.
-            if chars.next() == Some('[') {
-                for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() {
-                        break;
-                    }
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// `everything-server --http`, killed when dropped.
 struct ServerProcess {
     child: Child,
@@ -655,6 +469,7 @@ fn target_dir() -> Result<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use super::suite::skipped_checks;
     use super::*;
 
     #[test]

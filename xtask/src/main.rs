@@ -6,14 +6,15 @@
 //! - `ci`: everything CI checks, in order (this is the README's test command).
 //! - `check-deps`: the crate dependency DAG of STYLE.md, read from `cargo metadata`.
 //! - `conformance`: the official MCP conformance suite against `everything-server --http`
-//!   and with `everything-client`, in a private network namespace.
+//!   and with `everything-client`, in a private network namespace; and the server legs again
+//!   through HAProxy in front of two `everything-server --redis` instances.
 //! - `fuzz [--seconds N] [target...]`: runs the cargo-fuzz targets of `fuzz/` (nightly), N
 //!   seconds each (60 by default), seeding their corpora from the spec's examples.
 //! - `soak [--minutes M | --seconds S] [--sessions N] [--stdio N] [--release]`: many clients
 //!   against `everything-server` under mixed load (`tests/examples/soak.rs`); fails if a call
 //!   was lost or the server's memory or open files grew.
 //! - `setup`: installs the pinned peers the tests drive (Node 22, npm packages, Python `mcp`)
-//!   into `.tools/`.
+//!   into `.tools/`, and `redis-server` and `haproxy` from Debian's packages (version checked).
 //! - `spec-check <dir>`: checks `mcp-types` against the protocol's schema files and examples.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
