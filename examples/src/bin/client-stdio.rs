@@ -1,0 +1,87 @@
+//! `client-stdio`: a client that starts a server as a child process and uses it.
+//!
+//! ```text
+//! cargo build -p examples --bin hello-stdio --bin client-stdio
+//! target/debug/client-stdio                       # spawns target/debug/hello-stdio
+//! target/debug/client-stdio -- <server command> [args...]
+//! ```
+//!
+//! It lists the server's tools, adds two notes with `add_note`, calls `list_notes` and reads
+//! the `notes://all` resource, printing each answer on stdout. Without a command it runs the
+//! `hello-stdio` binary next to itself. The child's stderr goes to `tracing` (`RUST_LOG`).
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use mcp_client::Client;
+use mcp_client::types::{CallToolRequestParams, Implementation, ResourceContents};
+use mcp_transport_stdio::ChildProcessTransport;
+use serde_json::json;
+
+/// The server to run: the command after `--`, or `hello-stdio` from this binary's directory.
+fn server_command() -> anyhow::Result<(PathBuf, Vec<String>)> {
+    let mut args = std::env::args().skip(1).skip_while(|a| a == "--");
+    if let Some(program) = args.next() {
+        return Ok((program.into(), args.collect()));
+    }
+    let me = std::env::current_exe().context("where is this binary?")?;
+    let sibling = me.with_file_name(format!("hello-stdio{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(
+        sibling.is_file(),
+        "{} is missing: cargo build -p examples --bin hello-stdio",
+        sibling.display()
+    );
+    Ok((sibling, Vec::new()))
+}
+
+#[allow(clippy::print_stdout)] // Printing the answers is this program's job.
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let (program, args) = server_command()?;
+    let transport = ChildProcessTransport::builder(&program)
+        .args(&args)
+        .spawn()
+        .with_context(|| format!("cannot start {}", program.display()))?;
+    let (client, connection) = Client::builder()
+        .client_info(Implementation::new("client-stdio", "1.0.0"))
+        .connect(transport)
+        .await?;
+    // The library never spawns: the connection is a future we run.
+    let connection = tokio::spawn(connection);
+    println!("connected to {}", client.server_info().name);
+
+    let tools = client.list_tools(None).await?.tools;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    println!("tools: {}", names.join(", "));
+
+    for (title, text) in [
+        ("shopping", "milk, eggs"),
+        ("ideas", "an MCP server in Rust"),
+    ] {
+        let mut call = CallToolRequestParams::new("add_note");
+        call.arguments = Some(serde_json::from_value(
+            json!({"title": title, "text": text}),
+        )?);
+        let result = client.call_tool(call).await?;
+        let text = result.content.first().and_then(|c| c.as_text());
+        println!("add_note: {}", text.unwrap_or_default());
+    }
+
+    let listed = client
+        .call_tool(CallToolRequestParams::new("list_notes"))
+        .await?;
+    // A tool with an output schema answers with structured content too.
+    println!("list_notes: {}", json!(listed.structured_content));
+
+    let read = client.read_resource("notes://all").await?;
+    for contents in &read.contents {
+        if let ResourceContents::Text(text) = contents {
+            println!("notes://all:\n{}", text.text);
+        }
+    }
+
+    // Closing ends the session: the server sees its stdin close and exits.
+    client.close();
+    connection.await??;
+    Ok(())
+}

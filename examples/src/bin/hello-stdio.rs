@@ -1,0 +1,95 @@
+//! `hello-stdio`: the smallest useful MCP server, a notepad on stdin/stdout.
+//!
+//! Two tools, `add_note` (a title and a text) and `list_notes`, and one resource,
+//! `notes://all`, with every note as Markdown. Notes live as long as the process.
+//!
+//! Try it with the command-line client of this workspace:
+//!
+//! ```text
+//! cargo build -p examples --bin hello-stdio --bin mcp-inspect
+//! target/debug/mcp-inspect tools/list -- target/debug/hello-stdio
+//! target/debug/mcp-inspect tools/call --params \
+//!     '{"name":"add_note","arguments":{"title":"shopping","text":"milk, eggs"}}' \
+//!     -- target/debug/hello-stdio
+//! ```
+//!
+//! or add it to any MCP host (Claude Desktop, an IDE) as a stdio server whose command is the
+//! path of `target/debug/hello-stdio`. `cargo run -p examples --bin client-stdio` drives it
+//! from Rust.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_server::{Json, Resource, Server, State, Tool};
+use mcp_transport_stdio::StdioTransport;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The notes, shared by the handlers as application state.
+#[derive(Clone, Default)]
+struct Notes(Arc<Mutex<Vec<Note>>>);
+
+impl Notes {
+    fn all(&self) -> Vec<Note> {
+        self.0.lock().map(|n| n.clone()).unwrap_or_default()
+    }
+}
+
+#[derive(Clone, Deserialize, Serialize, JsonSchema)]
+struct Note {
+    /// A short title.
+    title: String,
+    /// The note itself.
+    text: String,
+}
+
+/// The structured output of `list_notes` (its schema becomes the tool's `outputSchema`).
+#[derive(Serialize, JsonSchema)]
+struct NoteList {
+    notes: Vec<Note>,
+}
+
+async fn add_note(note: Note, State(notes): State<Notes>, server: Server) -> String {
+    let reply = format!("Saved note \"{}\"", note.title);
+    if let Ok(mut all) = notes.0.lock() {
+        all.push(note);
+    }
+    // Clients subscribed to `notes://all` are told it changed.
+    server.notify_resource_updated("notes://all");
+    reply
+}
+
+async fn list_notes(State(notes): State<Notes>) -> Json<NoteList> {
+    Json(NoteList { notes: notes.all() })
+}
+
+async fn notes_markdown(State(notes): State<Notes>) -> String {
+    let all = notes.all();
+    if all.is_empty() {
+        return "No notes yet.".to_owned();
+    }
+    all.iter()
+        .map(|n| format!("# {}\n\n{}\n", n.title, n.text))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let server = Server::builder()
+        .name("hello-stdio")
+        .version("1.0.0")
+        .instructions("A notepad: add notes with add_note, read them with list_notes.")
+        .state(Notes::default())
+        .tool(Tool::typed("add_note", add_note).description("Saves a note"))
+        .tool(Tool::new("list_notes", list_notes).description("Lists every note"))
+        .resource(
+            Resource::new("notes://all", "notes", notes_markdown)
+                .description("Every note, as Markdown")
+                .mime_type("text/markdown"),
+        )
+        .build();
+    // One session over this process's stdin and stdout, until the client closes stdin.
+    // (Nothing else may write to stdout: it carries the protocol.)
+    server.serve(StdioTransport::stdio()?).await?;
+    Ok(())
+}
