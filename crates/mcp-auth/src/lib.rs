@@ -109,6 +109,11 @@
 //! challenge starts again). Dropping [`OAuthClient::authorization_header`] during a refresh
 //! may lose a rotated refresh token; the next 401 then starts a new authorization.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 #[cfg(feature = "client")]
 mod client;
 #[cfg(any(feature = "server", feature = "client"))]

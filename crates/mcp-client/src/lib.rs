@@ -127,6 +127,11 @@
 //! - [`Client::closed`] is cancel-safe.
 //! - [`Subscription`]: dropping it ends the subscription (see its docs).
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod builder;
 mod cache;
 mod call_options;

@@ -23,6 +23,11 @@
 //!
 //! None; it depends on `serde` and `serde_json` only.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};

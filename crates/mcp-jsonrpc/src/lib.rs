@@ -141,6 +141,11 @@
 //! - [`Transport::recv`] implementations must be cancel-safe; [`Transport::send`] futures
 //!   are always awaited to completion by the connection.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod config;
 mod connection;
 mod error;

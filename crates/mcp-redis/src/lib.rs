@@ -82,6 +82,11 @@
 //! a compare-and-set), so dropping its future leaves Redis consistent, but the command may
 //! still run after the drop.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod bus;
 mod connection;
 mod directory;

@@ -129,6 +129,11 @@
 //! - When the client cancels a request, the handler future is dropped and
 //!   [`Context::cancellation`] fires; no response is sent.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod builder;
 mod cache;
 mod completion;

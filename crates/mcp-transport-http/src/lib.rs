@@ -52,6 +52,11 @@
 //! Every transport's `recv` is cancel-safe, and its `send` futures must be awaited to
 //! completion, as `mcp_jsonrpc::Connection` does. See each module for the rest.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(any(feature = "client", feature = "server"))]

@@ -121,6 +121,11 @@
 //!   transport is dropped.
 //! - [`ProcessHandle::exited`] is cancel-safe.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod child;
 mod error;
 mod lines;

@@ -25,6 +25,11 @@
 //!
 //! Nothing here is async.
 
+/// The examples of the crate's README, compiled and run as doctests (not rendered).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod common;
 mod error;
 mod extra_fields;
