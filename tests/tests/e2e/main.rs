@@ -40,6 +40,7 @@ mod client_shutdown;
 mod client_stdio;
 mod client_support;
 mod eras;
+mod examples;
 mod fixture;
 mod http_interop;
 mod http_support;
