@@ -6,7 +6,8 @@
 //!
 //! The binaries: `echo-ours` and `echo-rmcp` (the same echo server on each SDK),
 //! `floor-stdio` and `floor-http` (the raw floors), and `loadgen` (the neutral load generator
-//! that runs every scenario and writes the report).
+//! that runs every scenario and writes the report; its Redis scenarios compare `echo-ours`
+//! with in-memory stores against `echo-ours --redis`, in tables of their own).
 
 pub mod args;
 pub mod floor;

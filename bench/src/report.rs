@@ -1,9 +1,14 @@
 //! The results of a run and their markdown report: one table per scenario group with the
 //! median and range (min-max) over repetitions of each implementation and the ratios
 //! ours/floor and ours/rmcp, the issue's targets with their measured values, and a header
-//! naming the machine.
+//! naming the machine. Comparisons of two configurations of our server (in-memory against
+//! Redis stores) have tables of their own ([`pairs`]).
+
+mod pairs;
 
 use std::fmt::Write as _;
+
+pub use pairs::{Pairs, Side};
 
 use crate::stats::{Summary, summarize};
 
@@ -76,6 +81,8 @@ pub struct Row {
 #[derive(Debug, Clone, Default)]
 pub struct Results {
     pub rows: Vec<Row>,
+    /// The tables comparing two configurations of our server.
+    pub pairs: Pairs,
     pub failures: Vec<String>,
 }
 
@@ -131,7 +138,13 @@ impl Results {
                 }
             }
         }
+        missing.extend(self.pairs.missing());
         missing
+    }
+
+    /// Whether nothing was measured.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty() && self.pairs.is_empty()
     }
 }
 
@@ -181,17 +194,26 @@ impl Target {
 }
 
 fn cell(row: &Row, imp: Impl) -> String {
-    if row.not_applicable[imp.index()] {
+    format_cell(
+        &row.values[imp.index()],
+        row.not_applicable[imp.index()],
+        row.unit,
+    )
+}
+
+/// A table cell: "n/a", "–" for no value, the value, or the median (min–max) of several.
+fn format_cell(values: &[f64], not_applicable: bool, unit: Unit) -> String {
+    if not_applicable {
         return "n/a".to_owned();
     }
-    match summarize(&row.values[imp.index()]) {
+    match summarize(values) {
         None => "–".to_owned(),
-        Some(s) if row.values[imp.index()].len() > 1 => format!(
+        Some(s) if values.len() > 1 => format!(
             "{} ({})",
-            format_value(s.median, row.unit),
-            range(s.min, s.max, row.unit)
+            format_value(s.median, unit),
+            range(s.min, s.max, unit)
         ),
-        Some(s) => format_value(s.median, row.unit),
+        Some(s) => format_value(s.median, unit),
     }
 }
 
@@ -260,6 +282,7 @@ pub fn markdown(header: &Header, results: &Results, targets: &[Target]) -> Strin
             );
         }
     }
+    results.pairs.write(&mut out);
     let _ = writeln!(out, "\n## Targets (issue 15)\n");
     if header.smoke {
         let _ = writeln!(out, "A smoke run does not judge the targets.\n");

@@ -69,6 +69,20 @@ pub fn echo() -> Template {
     )
 }
 
+/// `tools/call` of `progress` (`echo-ours` over HTTP) with [`ECHO_TEXT`] and a progress
+/// token: two `notifications/progress`, then the result, [`PROGRESS_EVENTS`] SSE events.
+pub fn progress() -> Template {
+    Template::new(
+        "tools/call",
+        Some(&format!(
+            r#"{{"_meta":{{"progressToken":1}},"name":"progress","arguments":{{"text":"{ECHO_TEXT}"}}}}"#
+        )),
+    )
+}
+
+/// The events of the SSE answer to [`progress`].
+pub const PROGRESS_EVENTS: usize = 3;
+
 /// `tools/call` of `echo` in the 2026-07-28 shape: `_meta` names the revision, the client
 /// and its capabilities (the headers go with it; see [`modern_headers`]).
 pub fn modern_echo() -> Template {
@@ -236,6 +250,9 @@ mod tests {
         );
         let init: serde_json::Value = serde_json::from_slice(&initialize().bytes(0)).unwrap();
         assert_eq!(init["params"]["protocolVersion"], LEGACY_VERSION);
+        let progress: serde_json::Value = serde_json::from_slice(&progress().bytes(4)).unwrap();
+        assert_eq!(progress["params"]["_meta"]["progressToken"], 1);
+        assert_eq!(progress["params"]["name"], "progress");
         let blob: serde_json::Value = serde_json::from_slice(&blob(10).bytes(0)).unwrap();
         assert_eq!(blob["params"]["arguments"]["bytes"], 10);
     }

@@ -2,7 +2,8 @@
 //! `blob` and `--tools N` extra tools, typed with schemars as the SDK's docs recommend.
 //! Stdio on a `current_thread` runtime, Streamable HTTP on the multi-thread one; no logging.
 //! HTTP: the session table, the per-client quota and the connection limit are raised so
-//! that the load generator's 10,000 sessions and 256 connections from 127.0.0.1 fit; HTTP
+//! that the load generator's sessions (10,000 idle ones; tens of thousands opened back to
+//! back by the session-open scenario) and 256 connections from 127.0.0.1 fit; HTTP
 //! servers also offer `progress` (an echo that first sends two `notifications/progress`
 //! when the call carries a progress token, so that its answer is an SSE stream of three
 //! events). `--redis URL` puts every store on Redis (`mcp-redis`) as a scale-out deployment
@@ -39,6 +40,10 @@ struct ExtraArgs {
     #[allow(dead_code)]
     text: String,
 }
+
+/// The session table's size and the per-client quota: never reached by the load generator
+/// (a limit only; the table grows with the sessions opened).
+const MAX_SESSIONS: usize = 1_000_000;
 
 /// `progress(text)`: two progress notifications (when the call carries a token), then the
 /// text.
@@ -124,8 +129,8 @@ async fn serve_http(
     let mut service = StreamableHttpService::builder()
         .path("/mcp")
         .session_mode(mode)
-        .max_sessions(20_000)
-        .max_sessions_per_client(20_000)
+        .max_sessions(MAX_SESSIONS)
+        .max_sessions_per_client(MAX_SESSIONS)
         .max_connections(4096);
     let mut sessions: Option<Arc<dyn SessionStore>> = None;
     if let Some(redis) = &redis {

@@ -93,20 +93,38 @@ impl Conn {
     /// Connects; for [`Shape::Stateful`], opens a session (`initialize` with id 0, then
     /// `notifications/initialized`).
     pub(crate) async fn open(addr: &str, shape: Shape) -> Result<Self> {
+        let mut conn = Self::connect(addr, shape).await?;
+        if shape == Shape::Stateful {
+            conn.handshake().await?;
+        }
+        Ok(conn)
+    }
+
+    /// Opens a stateful session on `open_addr`, then sends its requests to `send_addr` (on a
+    /// connection of its own when the addresses differ: another instance, which forwards
+    /// them to the one holding the session).
+    pub(crate) async fn open_via(open_addr: &str, send_addr: &str) -> Result<Self> {
+        let opened = Self::open(open_addr, Shape::Stateful).await?;
+        if open_addr == send_addr {
+            return Ok(opened);
+        }
+        let mut conn = Self::connect(send_addr, Shape::Stateful).await?;
+        conn.session = opened.session;
+        Ok(conn)
+    }
+
+    /// Connects, without opening a session.
+    async fn connect(addr: &str, shape: Shape) -> Result<Self> {
         let stream = TcpStream::connect(addr).await?;
         stream.set_nodelay(true)?;
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);
-        let mut conn = Self {
+        Ok(Self {
             sender,
             session: None,
             shape,
-        };
-        if shape == Shape::Stateful {
-            conn.handshake().await?;
-        }
-        Ok(conn)
+        })
     }
 
     async fn handshake(&mut self) -> Result<()> {
@@ -167,6 +185,18 @@ impl Conn {
 
     /// One call: `request` with `id`; checks the answer holds `expect`.
     pub(crate) async fn call(&mut self, request: &Template, id: u64, expect: &[u8]) -> Result<()> {
+        self.call_checked(request, id, expect, None).await
+    }
+
+    /// Like [`call`](Self::call); with `events`, the answer must be an SSE stream of that
+    /// many events with data (the response last).
+    async fn call_checked(
+        &mut self,
+        request: &Template,
+        id: u64,
+        expect: &[u8],
+        events: Option<usize>,
+    ) -> Result<()> {
         let (status, _, body, content_type) = self.post(request.bytes(id), false).await?;
         if status != StatusCode::OK {
             bail!(
@@ -174,16 +204,49 @@ impl Conn {
                 String::from_utf8_lossy(&body[..body.len().min(300)])
             );
         }
+        if let Some(events) = events {
+            let got = wire::sse_data(&body).count();
+            if !content_type.starts_with("text/event-stream") || got != events {
+                bail!("expected an SSE answer of {events} events, got {content_type} with {got}");
+            }
+        }
         let message = wire::http_message(&content_type, &body).map_err(anyhow::Error::msg)?;
         wire::check(message, id, expect).map_err(anyhow::Error::msg)
     }
+
+    /// Does `op` (with request id `id`).
+    async fn run(&mut self, op: &Op, id: u64) -> Result<()> {
+        match op {
+            Op::Call {
+                request,
+                expect,
+                events,
+            } => self.call_checked(request, id, expect, *events).await,
+            Op::Open => self.handshake().await,
+        }
+    }
+}
+
+/// What each worker of a closed loop does, again and again.
+#[derive(Debug, Clone)]
+pub(crate) enum Op {
+    /// A call of `request`, whose result must hold `expect`; with `events`, the answer
+    /// must be an SSE stream of that many events.
+    Call {
+        request: Arc<Template>,
+        expect: Arc<Vec<u8>>,
+        events: Option<usize>,
+    },
+    /// A new session: `initialize`, then `notifications/initialized`.
+    Open,
 }
 
 /// What a closed-loop run measured.
 pub(crate) struct Load {
     pub(crate) requests_per_second: f64,
     pub(crate) latencies: Vec<u64>,
-    pub(crate) server_cpu_ns_per_request: f64,
+    /// The CPU time per request of each group of processes measured (see [`run_loop`]).
+    pub(crate) cpu_ns_per_request: Vec<f64>,
 }
 
 /// `concurrency` workers, each on its own connection, call `request` back to back for
@@ -202,14 +265,29 @@ pub(crate) async fn closed_loop(
     for _ in 0..concurrency {
         conns.push(Conn::open(&server.addr, shape).await?);
     }
+    let op = Op::Call {
+        request: Arc::new(request),
+        expect: Arc::new(expect),
+        events: None,
+    };
+    run_loop(conns, &[&[server.pid()]], op, warmup, duration).await
+}
+
+/// One worker per connection of `conns` does `op` back to back for `warmup`, then for
+/// `duration`: ops/s, latencies, and the CPU time per op of each group of `pids` (the sum
+/// over the group's processes) over the measured window.
+pub(crate) async fn run_loop(
+    conns: Vec<Conn>,
+    pids: &[&[u32]],
+    op: Op,
+    warmup: Duration,
+    duration: Duration,
+) -> Result<Load> {
     let start = Instant::now();
     let (measure_from, measure_to) = (start + warmup, start + warmup + duration);
-    let request = Arc::new(request);
-    let expect = Arc::new(expect);
-    let mut workers = Vec::with_capacity(concurrency);
+    let mut workers = Vec::with_capacity(conns.len());
     for (worker, mut conn) in conns.into_iter().enumerate() {
-        let request = request.clone();
-        let expect = expect.clone();
+        let op = op.clone();
         workers.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut id = (worker as u64) << 32;
@@ -219,7 +297,7 @@ pub(crate) async fn closed_loop(
                 if sent >= measure_to {
                     return Ok::<_, anyhow::Error>(latencies);
                 }
-                conn.call(&request, id, &expect).await?;
+                conn.run(&op, id).await?;
                 let done = Instant::now();
                 if sent >= measure_from && done <= measure_to {
                     latencies.push((done - sent).as_nanos() as u64);
@@ -227,11 +305,16 @@ pub(crate) async fn closed_loop(
             }
         }));
     }
-    let pid = server.pid();
+    let cpu = |group: &[u32]| -> Result<u64> {
+        group
+            .iter()
+            .map(|&pid| Ok(procfs::cpu_ns(pid)?))
+            .sum::<Result<u64>>()
+    };
     tokio::time::sleep_until(measure_from.into()).await;
-    let cpu_start = procfs::cpu_ns(pid)?;
+    let cpu_start = pids.iter().map(|g| cpu(g)).collect::<Result<Vec<_>>>()?;
     tokio::time::sleep_until(measure_to.into()).await;
-    let cpu_stop = procfs::cpu_ns(pid)?;
+    let cpu_stop = pids.iter().map(|g| cpu(g)).collect::<Result<Vec<_>>>()?;
     let mut latencies = Vec::new();
     for worker in workers {
         latencies.extend(worker.await??);
@@ -242,7 +325,11 @@ pub(crate) async fn closed_loop(
     let requests = latencies.len() as f64;
     Ok(Load {
         requests_per_second: requests / duration.as_secs_f64(),
-        server_cpu_ns_per_request: cpu_stop.saturating_sub(cpu_start) as f64 / requests,
+        cpu_ns_per_request: cpu_start
+            .iter()
+            .zip(&cpu_stop)
+            .map(|(a, b)| b.saturating_sub(*a) as f64 / requests)
+            .collect(),
         latencies,
     })
 }

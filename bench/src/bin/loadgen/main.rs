@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The servers are `floor-stdio`, `floor-http`, `echo-rmcp` and `echo-ours` from `--bin-dir`
-//! (default: beside this executable). `--manifest` is needed for the minimal servers' rows
+//! (default: beside this executable). The Redis scenarios (`--only redis`) start a
+//! `redis-server` of their own (`$MCP_TEST_REDIS_SERVER`, else `redis-server` on `PATH`). `--manifest` is needed for the minimal servers' rows
 //! (package count; cold build time unless `--smoke` or `--no-cold-build`). A smoke run fails
 //! if any call failed or any cell has no number; a full run fails only if calls failed
 //! (targets not met are reported, not failed).
@@ -17,6 +18,8 @@
 
 mod http;
 mod machine;
+mod redis;
+mod redis_server;
 mod scenarios;
 mod stdio;
 
@@ -118,7 +121,7 @@ fn main() -> Result<()> {
     if options.smoke && !missing.is_empty() {
         bail!("no numbers for: {}", missing.join(", "));
     }
-    if results.rows.is_empty() {
+    if results.is_empty() {
         bail!("no scenario matched --only");
     }
     Ok(())

@@ -1,5 +1,7 @@
 //! The scenarios, the report's groups and rows they fill, and the targets.
 
+use std::cell::OnceCell;
+
 use anyhow::{Context as _, Result};
 use mcp_bench::report::{Impl, Results, Target, Unit};
 use mcp_bench::stats::latency_us;
@@ -9,6 +11,8 @@ use tokio::runtime::Runtime;
 use crate::Options;
 use crate::http::{self, Shape};
 use crate::machine;
+use crate::redis;
+use crate::redis_server::RedisServer;
 use crate::stdio::{self, Child};
 
 pub(crate) const SEQ: &str = "stdio sequential, loadgen and server pinned to one CPU";
@@ -164,7 +168,7 @@ struct Scenario {
     run: fn(&Ctx<'_>, &mut Results, usize),
 }
 
-const SCENARIOS: [Scenario; 11] = [
+const SCENARIOS: [Scenario; 15] = [
     Scenario {
         name: "stdio-sequential",
         run: stdio_sequential,
@@ -209,14 +213,42 @@ const SCENARIOS: [Scenario; 11] = [
         name: "minimal",
         run: minimal,
     },
+    Scenario {
+        name: "redis-echo",
+        run: redis::redis_echo,
+    },
+    Scenario {
+        name: "redis-sse",
+        run: redis::redis_sse,
+    },
+    Scenario {
+        name: "redis-sessions",
+        run: redis::redis_sessions,
+    },
+    Scenario {
+        name: "redis-forwarded",
+        run: redis::redis_forwarded,
+    },
 ];
 
-struct Ctx<'a> {
-    options: &'a Options,
-    runtime: &'a Runtime,
+pub(crate) struct Ctx<'a> {
+    pub(crate) options: &'a Options,
+    pub(crate) runtime: &'a Runtime,
+    /// The redis-server of the Redis scenarios, started when first needed and killed when
+    /// the run ends.
+    redis: OnceCell<RedisServer>,
 }
 
 impl Ctx<'_> {
+    /// The run's redis-server, started on first use.
+    pub(crate) fn redis(&self) -> Result<&RedisServer> {
+        if let Some(redis) = self.redis.get() {
+            return Ok(redis);
+        }
+        let started = RedisServer::start()?;
+        Ok(self.redis.get_or_init(|| started))
+    }
+
     /// The server command of `imp` for stdio or HTTP.
     /// The minimal stdio server of `imp` (the floor's is the stdio floor).
     fn minimal_command(&self, imp: Impl) -> Vec<String> {
@@ -228,7 +260,7 @@ impl Ctx<'_> {
     }
 
     /// The command line of the binary `name` of the bin directory.
-    fn binary(&self, name: &str) -> Vec<String> {
+    pub(crate) fn binary(&self, name: &str) -> Vec<String> {
         vec![
             self.options
                 .bin_dir
@@ -251,7 +283,11 @@ impl Ctx<'_> {
 /// Runs every selected scenario `reps` times for each implementation (implementations
 /// interleaved within a repetition, so that a noisy moment does not hit one of them only).
 pub(crate) fn run_all(options: &Options, runtime: &Runtime, results: &mut Results) -> Result<()> {
-    let cx = Ctx { options, runtime };
+    let cx = Ctx {
+        options,
+        runtime,
+        redis: OnceCell::new(),
+    };
     let selected: Vec<&Scenario> = SCENARIOS
         .iter()
         .filter(|s| {
@@ -282,15 +318,23 @@ fn attempt(
     imp: Impl,
     f: impl FnOnce(&mut Results) -> Result<()>,
 ) {
+    record(results, what, imp.name(), f);
+}
+
+/// Runs `f`, recording its error as a failure of `what` for `who` (a column).
+pub(crate) fn record(
+    results: &mut Results,
+    what: &str,
+    who: &str,
+    f: impl FnOnce(&mut Results) -> Result<()>,
+) {
     if let Err(e) = f(results) {
-        eprintln!("loadgen: {what} / {} failed: {e:#}", imp.name());
-        results
-            .failures
-            .push(format!("{what} / {}: {e:#}", imp.name()));
+        eprintln!("loadgen: {what} / {who} failed: {e:#}");
+        results.failures.push(format!("{what} / {who}: {e:#}"));
     }
 }
 
-fn echo_expect() -> Vec<u8> {
+pub(crate) fn echo_expect() -> Vec<u8> {
     format!("\"{}\"", wire::ECHO_TEXT).into_bytes()
 }
 
@@ -447,7 +491,7 @@ fn http_load(cx: &Ctx<'_>, results: &mut Results, shape: Shape) {
                 );
                 results.add(group, rows[1], Unit::Micros, imp, p.p50);
                 results.add(group, rows[2], Unit::Micros, imp, p.p99);
-                let cpu = load.server_cpu_ns_per_request / 1000.0;
+                let cpu = load.cpu_ns_per_request[0] / 1000.0;
                 results.add(group, rows[3], Unit::Micros, imp, cpu);
             }
             Ok(())
