@@ -314,10 +314,7 @@ async fn post_to_session(
         })?;
     drop(requests);
     let mut rx = opened.rx;
-    if opened.inbound.send(msg).await.is_err() {
-        return Err(session_not_found());
-    }
-    drop(opened.inbound);
+    let inbound = opened.inbound;
     // A stateless POST is its session: the client going away (the answer dropped, before or
     // while it streams) ends it, which cancels the request.
     let mut guards: Vec<Guard> = vec![Box::new(activity)];
@@ -325,7 +322,17 @@ async fn post_to_session(
         guards.push(Box::new(EndOnDrop(session.clone())));
     }
     // The first frame decides: the response alone is plain JSON, anything else starts SSE.
-    match rx.recv().await {
+    // Handed over and answered in this task (see `Driven`).
+    let first = session
+        .drive(async {
+            if inbound.send(msg).await.is_err() {
+                return Err(session_not_found());
+            }
+            drop(inbound);
+            Ok(rx.recv().await)
+        })
+        .await?;
+    match first {
         Some(Frame::Json(body)) => {
             let status = post.json_status.map_or(StatusCode::OK, |f| f(&body));
             let mut res = Response::new(Body::from(body));

@@ -190,6 +190,7 @@ mod checks;
 mod config;
 pub mod contract;
 mod directory;
+mod driven;
 mod error;
 mod event_store;
 mod handle;

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::config::Config;
+use super::driven::Driven;
 use super::event_store::{EventStore, StreamId};
 use super::routing::{
     Frames, InFlight, Inbound, Mode, Queued, RouteState, Slot, cancelled_request,
@@ -61,6 +62,9 @@ pub(crate) struct Session {
     registry: Option<Weak<dyn Unregister>>,
     /// See [`Session::order`].
     order: tokio::sync::Mutex<()>,
+    /// The session's future, for a POST to poll while it waits (weak: the session's task
+    /// owns it, and the future holds the session).
+    driven: std::sync::OnceLock<Weak<Driven>>,
     active: AtomicUsize,
     last_active: Mutex<Instant>,
 }
@@ -123,6 +127,7 @@ impl Session {
             ended: CancellationToken::new(),
             registry,
             order: tokio::sync::Mutex::new(()),
+            driven: std::sync::OnceLock::new(),
             active: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
         });
@@ -441,6 +446,19 @@ impl Session {
             && let Some(registry) = self.registry.as_ref().and_then(Weak::upgrade)
         {
             registry.unregister(id);
+        }
+    }
+
+    pub(crate) fn set_driven(&self, driven: &Arc<Driven>) {
+        let _ = self.driven.set(Arc::downgrade(driven));
+    }
+
+    /// Waits for `wait`, polling the session's future meanwhile in this task (see
+    /// [`Driven`]).
+    pub(crate) async fn drive<F: std::future::Future>(&self, wait: F) -> F::Output {
+        match self.driven.get().and_then(Weak::upgrade) {
+            Some(driven) => driven.drive(wait).await,
+            None => wait.await,
         }
     }
 

@@ -14,6 +14,7 @@ use axum::response::Response;
 use futures::future::BoxFuture;
 
 use super::config::Config;
+use super::driven::Driven;
 use super::handle::{HttpSessionTransport, SessionHandle, SessionInfo};
 use super::registry::{Limits, Refused, Registry};
 use super::respond::{too_many_sessions, too_many_sessions_for_client};
@@ -199,7 +200,7 @@ impl Shared {
             _ => None,
         };
         let task_session = session.clone();
-        self.config.spawner.0.spawn(Box::pin(async move {
+        let driven = Driven::new(Box::pin(async move {
             let fut = pin!(fut);
             match idle {
                 Some(timeout) => {
@@ -217,6 +218,8 @@ impl Shared {
             task_session.end();
             task_session.forget().await;
         }));
+        session.set_driven(&driven);
+        self.config.spawner.0.spawn(Box::pin(driven.background()));
         Ok(session)
     }
 }
