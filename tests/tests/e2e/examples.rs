@@ -16,7 +16,8 @@ use mcp_client::types::{
     ResourceTemplateReference, SamplingContent, ServerNotification, SubscriptionFilter, TaskStatus,
 };
 use mcp_client::{
-    Client, ClientBuilder, EraChoice, ErrorCode, ErrorObject, RequestContext, ToolCallOutcome,
+    CallOptions, Client, ClientBuilder, EraChoice, ErrorCode, ErrorObject, RequestContext,
+    ToolCallOutcome,
 };
 use mcp_transport_http::client::StreamableHttpClientTransport;
 use mcp_transport_stdio::ChildProcessTransport;
@@ -613,12 +614,27 @@ async fn long_task_runs_as_a_task_polled_and_cancelled_in_both_eras() {
             .map(|t| t.status);
         assert_eq!(last, Some(TaskStatus::Cancelled), "{era:?}: {states:?}");
 
-        // A plain call follows the task (or runs in the request) to the result.
-        let plain = call(&client, "build", json!({"steps": 2})).await;
+        // A plain call runs in the request (handshake era), with the progress of each step,
+        // or follows the task the server chose (2026-07-28) to the result.
+        let (mut progress, plain) = client.call_tool_with_progress(build(2), CallOptions::new());
+        let steps = async {
+            let mut steps = Vec::new();
+            while let Some(p) = progress.recv().await {
+                steps.push((p.progress, p.total, p.message));
+            }
+            steps
+        };
+        let (plain, steps) = within("a plain call", futures::future::join(plain, steps)).await;
+        let plain = serde_json::to_value(plain.expect("a result")).expect("JSON");
         assert_eq!(
             plain["content"][0]["text"], "built in 2 steps",
             "{era:?}: {plain}"
         );
+        // On 2026-07-28 the server makes the call a task, which sends the call no progress.
+        if matches!(era, EraChoice::Legacy) {
+            let step = |n: f64| (n, Some(2.0), Some(format!("step {n} of 2")));
+            assert_eq!(steps, [step(1.0), step(2.0)]);
+        }
         close(client, connection).await;
     }
 }
