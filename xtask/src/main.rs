@@ -13,6 +13,9 @@
 //! - `soak [--minutes M | --seconds S] [--sessions N] [--stdio N] [--release]`: many clients
 //!   against `everything-server` under mixed load (`tests/examples/soak.rs`); fails if a call
 //!   was lost or the server's memory or open files grew.
+//! - `release --dry-run [--version X.Y.Z] [--baseline-rev REV]`: the version
+//!   bump, the CHANGELOG cut, the semver check and `cargo package` of every library crate,
+//!   shown and checked, nothing written (`release.rs`).
 //! - `setup`: installs the pinned peers the tests drive (Node 22, npm packages, Python `mcp`)
 //!   into `.tools/`, and `redis-server` and `haproxy` from Debian's packages (version checked).
 //! - `spec-check <dir>`: checks `mcp-types` against the protocol's schema files and examples.
@@ -25,6 +28,7 @@ mod debian;
 mod deps;
 mod fuzz;
 mod lb;
+mod release;
 mod samples;
 mod setup;
 mod soak;
@@ -45,6 +49,7 @@ fn main() -> Result<()> {
         "fuzz" => fuzz::fuzz(&args[1..]),
         // Internal: `conformance` re-executes itself inside `unshare -n` with this.
         "conformance-netns" => conformance::in_netns(&args[1..]),
+        "release" => release::release(&args[1..]),
         "setup" => setup::setup().map(|_| ()),
         "soak" => soak::soak(&args[1..]),
         "spec-check" => {
@@ -55,7 +60,7 @@ fn main() -> Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <bench [--smoke] [--reps N] [--only S]|ci|check-deps|conformance|fuzz [--seconds N] [target...]|setup|soak [--minutes M]|spec-check <dir>>"
+                "usage: cargo xtask <bench [--smoke] [--reps N] [--only S]|ci|check-deps|conformance|fuzz [--seconds N] [target...]|release --dry-run [--version X.Y.Z] [--baseline-rev REV]|setup|soak [--minutes M]|spec-check <dir>>"
             );
             if cmd == "help" {
                 Ok(())
