@@ -159,8 +159,7 @@ async fn post_modern(
     let id = request.id.clone();
     let params = modern::check(&parts.headers, header_version, request)
         .map_err(|r| reject(r.status, r.error, Some(&id)))?;
-    let session = shared.open_session(
-        SessionKind::Stateless,
+    let (session, _deferred) = shared.open_stateless(
         header_version.map(str::to_owned),
         parts.headers.clone(),
         parts.extensions.clone(),
@@ -188,8 +187,7 @@ async fn post_stateless(
         }
         return Ok(accepted());
     }
-    let session = shared.open_session(
-        SessionKind::Stateless,
+    let (session, _deferred) = shared.open_stateless(
         version.clone(),
         parts.headers.clone(),
         parts.extensions.clone(),

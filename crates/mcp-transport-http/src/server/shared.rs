@@ -14,7 +14,7 @@ use axum::response::Response;
 use futures::future::BoxFuture;
 
 use super::config::Config;
-use super::driven::Driven;
+use super::driven::{Deferred, Driven};
 use super::handle::{HttpSessionTransport, SessionHandle, SessionInfo};
 use super::registry::{Limits, Refused, Registry};
 use super::respond::{too_many_sessions, too_many_sessions_for_client};
@@ -119,7 +119,29 @@ impl Shared {
             generation: 0,
             taken_over: false,
         };
-        self.start_session(opening, protocol_version, headers, extensions)
+        let (session, driven) =
+            self.start_session(opening, protocol_version, headers, extensions)?;
+        self.config.spawner.0.spawn(Box::pin(driven.background()));
+        Ok(session)
+    }
+
+    /// Opens a stateless session whose task is started only if the POST that drives it
+    /// leaves it unfinished (see [`Deferred`]).
+    pub(crate) fn open_stateless(
+        &self,
+        protocol_version: Option<String>,
+        headers: http::HeaderMap,
+        extensions: http::Extensions,
+    ) -> Result<(Arc<Session>, Deferred), Response> {
+        let opening = Opening {
+            kind: SessionKind::Stateless,
+            id: None,
+            generation: 0,
+            taken_over: false,
+        };
+        let (session, driven) =
+            self.start_session(opening, protocol_version, headers, extensions)?;
+        Ok((session, Deferred::new(driven, self.config.clone())))
     }
 
     /// Starts serving here the stateful session `id` that another instance held (its
@@ -138,7 +160,10 @@ impl Shared {
             generation,
             taken_over: true,
         };
-        self.start_session(opening, protocol_version, headers, extensions)
+        let (session, driven) =
+            self.start_session(opening, protocol_version, headers, extensions)?;
+        self.config.spawner.0.spawn(Box::pin(driven.background()));
+        Ok(session)
     }
 
     fn start_session(
@@ -147,7 +172,7 @@ impl Shared {
         protocol_version: Option<String>,
         headers: http::HeaderMap,
         extensions: http::Extensions,
-    ) -> Result<Arc<Session>, Response> {
+    ) -> Result<(Arc<Session>, Arc<Driven>), Response> {
         let Opening {
             kind,
             id,
@@ -219,8 +244,7 @@ impl Shared {
             task_session.forget().await;
         }));
         session.set_driven(&driven);
-        self.config.spawner.0.spawn(Box::pin(driven.background()));
-        Ok(session)
+        Ok((session, driven))
     }
 }
 
