@@ -25,6 +25,9 @@
 //! - `scale_out`: two `everything-server --redis` instances behind HAProxy (round-robin, no
 //!   stickiness): a call resumed after its session's instance is killed (our client and the
 //!   Python SDK client), a subscription across instances, a task outliving its instance.
+//! - `examples`: each small example of `examples/src/bin/` run and checked: servers driven
+//!   by our client in both eras, clients judged by their stdout, the OAuth pair against
+//!   `oidc-provider`.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 //!
