@@ -15,7 +15,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::{Sse, TestServer, json_body, request, start_on};
+use super::{Event, Sse, TestServer, json_body, request, start_on};
 
 /// The tasks running an instance's sessions: abort them and its sessions stop, as when its
 /// process died.
@@ -63,6 +63,29 @@ async fn instances() -> Instances {
         b,
         directory,
     }
+}
+
+/// Starts request 7, `progress` (first progress, then `ms` of work, then the rest), on
+/// `server`; returns its stream, the priming event's id and the first progress event.
+async fn progress_call(server: &TestServer, session: &str, ms: u64) -> (Sse, String, Event) {
+    let res = server
+        .post(
+            Some(session),
+            request(
+                7,
+                "progress",
+                json!({"ms": ms, "_meta": {"progressToken": 9}}),
+            ),
+        )
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(res);
+    let priming = sse.next().await.unwrap();
+    assert!(priming.data.is_empty());
+    let first = sse.next().await.unwrap();
+    assert_eq!(first.json()["params"]["progress"], 1.0);
+    (sse, priming.id.expect("a priming event id"), first)
 }
 
 #[tokio::test]
@@ -172,23 +195,7 @@ async fn a_stream_of_a_gone_holder_resumes_on_the_instance_taking_over() {
         a, a_running, b, ..
     } = instances().await;
     let id = a.initialize().await;
-    let res = a
-        .post(
-            Some(&id),
-            request(
-                7,
-                "progress",
-                json!({"ms": 300, "_meta": {"progressToken": 9}}),
-            ),
-        )
-        .send()
-        .await
-        .unwrap();
-    let mut sse = Sse::new(res);
-    let priming = sse.next().await.unwrap();
-    assert!(priming.data.is_empty());
-    let first = sse.next().await.unwrap();
-    assert_eq!(first.json()["params"]["progress"], 1.0);
+    let (sse, _, first) = progress_call(&a, &id, 300).await;
     let last_seen = first.id.clone().expect("events carry ids");
     // The client loses its connection and A stops accepting; A's session still stores
     // what it sends (in the shared store) until the request is answered.
@@ -223,22 +230,7 @@ async fn a_request_the_gone_holder_never_answered_ends_with_410_once_replayed() 
         ..
     } = instances().await;
     let id = a.initialize().await;
-    let res = a
-        .post(
-            Some(&id),
-            request(
-                7,
-                "progress",
-                json!({"ms": 600_000, "_meta": {"progressToken": 9}}),
-            ),
-        )
-        .send()
-        .await
-        .unwrap();
-    let mut sse = Sse::new(res);
-    let priming = sse.next().await.unwrap().id.unwrap();
-    let first = sse.next().await.unwrap();
-    assert_eq!(first.json()["params"]["progress"], 1.0);
+    let (sse, priming, first) = progress_call(&a, &id, 600_000).await;
     // A dies: no more connections, and its sessions stop mid-request.
     a_running.abort();
     let _ = a_running.await;
