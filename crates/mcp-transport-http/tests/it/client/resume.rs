@@ -146,26 +146,44 @@ async fn the_get_stream_is_reopened_with_the_last_event_id() {
 }
 
 #[tokio::test]
-async fn a_post_stream_past_dropped_events_fails_its_request_at_once() {
-    let server = serve(
-        |rec| match (rec.method.clone(), rec.rpc_method().as_deref()) {
-            (Method::POST, Some("slow")) => sse("id: a\nretry: 10\ndata: \n\n"),
-            // The server dropped the events after `a`.
-            (Method::GET, _) => status(StatusCode::GONE),
-            _ => status(StatusCode::ACCEPTED),
-        },
-    )
-    .await;
-    let client = Client::connect(&server);
-    let err = client.call("slow", json!({})).await.unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "peer returned an error: the sse stream ended before the response arrived \
-         (the server no longer has the events to resume from (http 410)) (-32603)"
-    );
-    // Asked once, not again with backoff.
-    assert_eq!(server.requests(Method::GET).len(), 1);
-    client.close().await;
+async fn a_post_stream_answered_410_fails_its_request_at_once_saying_why() {
+    let gone_with_reason = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+        "message": "Gone: the server instance serving this stream stopped"}});
+    // The server dropped the events after `a` (a bare 410), or says why in its body.
+    for (body, why) in [
+        (
+            None,
+            "the server no longer has the events to resume from (http 410)",
+        ),
+        (
+            Some(gone_with_reason),
+            "Gone: the server instance serving this stream stopped (http 410)",
+        ),
+    ] {
+        let server = serve(
+            move |rec| match (rec.method.clone(), rec.rpc_method().as_deref()) {
+                (Method::POST, Some("slow")) => sse("id: a\nretry: 10\ndata: \n\n"),
+                (Method::GET, _) => match &body {
+                    None => status(StatusCode::GONE),
+                    Some(body) => json(StatusCode::GONE, body.clone()),
+                },
+                _ => status(StatusCode::ACCEPTED),
+            },
+        )
+        .await;
+        let client = Client::connect(&server);
+        let err = client.call("slow", json!({})).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "peer returned an error: the sse stream ended before the response arrived \
+                 ({why}) (-32603)"
+            )
+        );
+        // Asked once, not again with backoff.
+        assert_eq!(server.requests(Method::GET).len(), 1);
+        client.close().await;
+    }
 }
 
 #[tokio::test]
@@ -195,29 +213,5 @@ async fn the_get_stream_starts_afresh_after_a_410() {
     let gets = server.requests(Method::GET);
     assert_eq!(gets[1].header("last-event-id"), Some("g1"));
     assert_eq!(gets[2].header("last-event-id"), None);
-    client.close().await;
-}
-
-#[tokio::test]
-async fn a_410_says_why_when_the_server_does() {
-    let server = serve(
-        |rec| match (rec.method.clone(), rec.rpc_method().as_deref()) {
-            (Method::POST, Some("slow")) => sse("id: a\nretry: 10\ndata: \n\n"),
-            (Method::GET, _) => json(
-                StatusCode::GONE,
-                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
-                    "message": "Gone: the server instance serving this stream stopped"}}),
-            ),
-            _ => status(StatusCode::ACCEPTED),
-        },
-    )
-    .await;
-    let client = Client::connect(&server);
-    let err = client.call("slow", json!({})).await.unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "peer returned an error: the sse stream ended before the response arrived \
-         (Gone: the server instance serving this stream stopped (http 410)) (-32603)"
-    );
     client.close().await;
 }
