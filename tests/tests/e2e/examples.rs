@@ -3,7 +3,7 @@
 //! clients run as processes and judged by what they print, the OAuth pair against a real
 //! authorization server.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Output, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -28,8 +28,9 @@ use tokio::task::JoinHandle;
 
 use crate::auth_support::{AuthServer, raw_initialize};
 use crate::http_support::close;
+use crate::support::bins::{binary, build_examples};
 use crate::support::client::{WAIT, within};
-use crate::support::{output_within, workspace_root};
+use crate::support::output_within;
 
 /// Every example this file runs; built together, once per test process.
 const EXAMPLES: &[&str] = &[
@@ -49,53 +50,13 @@ const EXAMPLES: &[&str] = &[
 
 const ERAS: [EraChoice; 2] = [EraChoice::Legacy, EraChoice::Modern];
 
-/// The path of example `name`, after `cargo build -p examples --bin <every example>` into the
-/// target directory and profile this test runs from (cargo does the up-to-date check).
+/// The path of example `name`, after one `cargo build -p examples --bin <every example>`
+/// into the target directory and profile this test runs from.
 fn example(name: &str) -> PathBuf {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dir = DIR.get_or_init(build_examples);
+    let dir = DIR.get_or_init(|| build_examples(EXAMPLES));
     let dir = dir.as_ref().unwrap_or_else(|e| panic!("{e}"));
-    dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
-}
-
-fn build_examples() -> Result<PathBuf, String> {
-    // This test binary is `<target>/<profile>/deps/e2e-*`.
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let profile_dir = exe
-        .parent()
-        .filter(|deps| deps.ends_with("deps"))
-        .and_then(Path::parent)
-        .ok_or_else(|| format!("{} is not under <target>/<profile>/deps", exe.display()))?;
-    let (Some(target), Some(profile)) = (
-        profile_dir.parent(),
-        profile_dir.file_name().and_then(|p| p.to_str()),
-    ) else {
-        return Err(format!(
-            "no target directory above {}",
-            profile_dir.display()
-        ));
-    };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = std::process::Command::new(cargo);
-    cmd.arg("build")
-        .arg("--manifest-path")
-        .arg(workspace_root().join("Cargo.toml"))
-        .args(["-p", "examples"])
-        .env("CARGO_TARGET_DIR", target);
-    for name in EXAMPLES {
-        cmd.args(["--bin", name]);
-    }
-    if profile != "debug" {
-        cmd.args(["--profile", profile]);
-    }
-    let output = cmd.output().map_err(|e| format!("running cargo: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "building the examples failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(profile_dir.to_owned())
+    binary(dir, name)
 }
 
 /// Runs example `name` with `args` to completion; fails the test unless it succeeds.

@@ -22,47 +22,54 @@ pub(crate) fn mcp_inspect() -> &'static Path {
 /// The example `name`, built on first use and remembered in `cell`; panics with cargo's
 /// message if the build failed.
 fn built(cell: &'static OnceLock<Result<PathBuf, String>>, name: &str) -> &'static Path {
-    match cell.get_or_init(|| build_example(name)) {
+    match cell.get_or_init(|| build_examples(&[name]).map(|dir| binary(&dir, name))) {
         Ok(path) => path,
         Err(e) => panic!("{e}"),
     }
 }
 
-/// Runs `cargo build -p examples --bin <name>` into the target directory and profile this
-/// test binary was built in (cargo does the up-to-date check), and returns the binary's path.
-fn build_example(name: &str) -> Result<PathBuf, String> {
+/// Example `name` in the directory [`build_examples`] returned.
+pub(crate) fn binary(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Runs `cargo build -p examples --bin <name>...` (one cargo run for them all) into the
+/// target directory and profile this test binary was built in (cargo does the up-to-date
+/// check), and returns the directory the binaries are in.
+pub(crate) fn build_examples(names: &[&str]) -> Result<PathBuf, String> {
     let (target_dir, profile) = target_dir_and_profile()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
     cmd.arg("build")
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
-        .args(["-p", "examples", "--bin", name])
+        .args(["-p", "examples"])
         .env("CARGO_TARGET_DIR", &target_dir);
+    for name in names {
+        cmd.args(["--bin", name]);
+    }
     // The `debug` directory belongs to the `dev` profile; others are named after theirs.
     if profile != "debug" {
         cmd.args(["--profile", &profile]);
     }
     let output = cmd
         .output()
-        .map_err(|e| format!("could not run {cargo:?} to build {name}: {e}"))?;
+        .map_err(|e| format!("could not run {cargo:?} to build {names:?}: {e}"))?;
     if !output.status.success() {
         return Err(format!(
-            "`cargo build -p examples --bin {name}` failed ({}):\n{}",
+            "`cargo build -p examples` of {names:?} failed ({}):\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let path = target_dir
-        .join(&profile)
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if !path.is_file() {
+    let dir = target_dir.join(&profile);
+    if let Some(missing) = names.iter().find(|n| !binary(&dir, n).is_file()) {
         return Err(format!(
-            "`cargo build -p examples --bin {name}` succeeded but {} does not exist",
-            path.display()
+            "`cargo build -p examples` succeeded but {} does not exist",
+            binary(&dir, missing).display()
         ));
     }
-    Ok(path)
+    Ok(dir)
 }
 
 /// This test binary runs from `<target>/<profile>/deps/`; returns `<target>` and `<profile>`.
