@@ -146,6 +146,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+mod boxed;
 mod config;
 mod connection;
 mod error;
@@ -156,6 +157,7 @@ mod message;
 mod peer;
 mod transport;
 
+pub use boxed::{BoxTransport, BoxTransportError};
 pub use config::{Config, Protocol};
 pub use connection::Connection;
 pub use error::{BoxError, Error, ErrorCode, ErrorObject, Result};

@@ -28,7 +28,7 @@ use crate::message::Message;
 ///   read are still answered after the peer's end of stream.
 /// - [`close`](Self::close) flushes and shuts the transport down; the default does nothing.
 ///
-/// For `dyn` use, box the transport behind a small wrapper; there is no second trait.
+/// To choose a transport at run time, wrap it in [`BoxTransport`](crate::BoxTransport).
 pub trait Transport: Send + 'static {
     /// The transport's error type.
     type Error: std::error::Error + Send + Sync + 'static;

@@ -15,35 +15,58 @@ use super::{handlers, legacy};
 
 /// The Streamable HTTP server: an axum [`Router`] factory plus session bookkeeping. Cheap to
 /// clone. See the [module docs](super).
+///
+/// It is itself a tower `Service` of HTTP requests (the same as its [`router`](Self::router)),
+/// so it goes wherever a service does: behind tower layers, into `hyper`, into another
+/// framework.
+///
+/// ```
+/// use mcp_transport_http::server::StreamableHttpService;
+/// use tower::ServiceExt as _;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let service = StreamableHttpService::builder().build(|_transport, _info| async {});
+/// let request = http::Request::get("/mcp")
+///     .header("host", "localhost")
+///     .header("accept", "text/event-stream")
+///     .body(axum::body::Body::empty())
+///     .unwrap();
+/// let response = service.oneshot(request).await.unwrap();
+/// // A GET without a session: 400, as the endpoint answers it.
+/// assert_eq!(response.status(), http::StatusCode::BAD_REQUEST);
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct StreamableHttpService {
     shared: Arc<Shared>,
+    router: Router,
 }
 
 impl StreamableHttpService {
     pub(crate) fn from_parts(config: Config, factory: Factory) -> Self {
-        StreamableHttpService {
-            shared: Arc::new(Shared {
-                config: Arc::new(config),
-                registry: Arc::default(),
-                factory,
-                forward_client: std::sync::OnceLock::new(),
-                takeovers: tokio::sync::Mutex::new(()),
-            }),
-        }
-    }
-
-    /// The routes: the MCP endpoint, and the legacy endpoints if enabled. Merge it into an
-    /// app, nest it, or serve it as a tower `Service`.
-    pub fn router(&self) -> Router {
-        let cfg = &self.shared.config;
+        let shared = Arc::new(Shared {
+            config: Arc::new(config),
+            registry: Arc::default(),
+            factory,
+            forward_client: std::sync::OnceLock::new(),
+            takeovers: tokio::sync::Mutex::new(()),
+        });
+        let cfg = &shared.config;
         let mut router = Router::new().route(&cfg.path, any(handlers::endpoint));
         if let Some((sse_path, post_path)) = &cfg.legacy {
             router = router
                 .route(sse_path, get(legacy::legacy_sse))
                 .route(post_path, post(legacy::legacy_post));
         }
-        router.with_state(self.shared.clone())
+        let router = router.with_state(shared.clone());
+        StreamableHttpService { shared, router }
+    }
+
+    /// The routes: the MCP endpoint, and the legacy endpoints if enabled. Merge it into an
+    /// app, nest it, or serve it as a tower `Service`.
+    pub fn router(&self) -> Router {
+        self.router.clone()
     }
 
     /// The handle of a live session, by id.
@@ -74,5 +97,26 @@ impl StreamableHttpService {
     /// Binds `127.0.0.1:port` (0 for any free port) and returns a runner for this service.
     pub async fn bind_localhost(self, port: u16) -> io::Result<HttpServer> {
         self.bind((std::net::Ipv4Addr::LOCALHOST, port)).await
+    }
+}
+
+impl<B> tower::Service<http::Request<B>> for StreamableHttpService
+where
+    B: axum::body::HttpBody<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = axum::routing::future::RouteFuture<std::convert::Infallible>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        tower::Service::call(&mut self.router, request)
     }
 }
