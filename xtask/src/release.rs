@@ -203,6 +203,14 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
 
     // 5. The packages.
     println!();
+    if let Err(cycle) = packaging_order(&ws.libraries) {
+        problems.push(cycle.to_string());
+        bail!(
+            "release dry run: {} problem(s), packaging not attempted:\n  {}",
+            problems.len(),
+            problems.join("\n  ")
+        );
+    }
     let step = Instant::now();
     let packages = package(&copy, &ws, &new)?;
     println!(
@@ -977,6 +985,9 @@ struct Library {
     rel_manifest: String,
     /// Normal and build dependencies on other library crates.
     internal_deps: BTreeSet<String>,
+    /// Dev-dependencies on other library crates that carry a version (kept in the package,
+    /// so packaging needs them first; path-only ones are dropped from the package).
+    versioned_dev_deps: BTreeSet<String>,
     description: Option<String>,
     repository: Option<String>,
     license: Option<String>,
@@ -1052,11 +1063,23 @@ impl Workspace {
                 .filter(|d| d["kind"].as_str() != Some("dev") && d["path"].is_string())
                 .filter_map(|d| d["name"].as_str().map(str::to_owned))
                 .collect();
+            let versioned_dev_deps = p["dependencies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|d| {
+                    d["kind"].as_str() == Some("dev")
+                        && d["path"].is_string()
+                        && d["req"].as_str().is_some_and(|r| r != "*")
+                })
+                .filter_map(|d| d["name"].as_str().map(str::to_owned))
+                .collect();
             libraries.push(Library {
                 name,
                 version: s("version").unwrap_or_default(),
                 rel_manifest,
                 internal_deps,
+                versioned_dev_deps,
                 description: s("description"),
                 repository: s("repository"),
                 license: s("license"),
@@ -1069,6 +1092,8 @@ impl Workspace {
         let names: BTreeSet<String> = libraries.iter().map(|l| l.name.clone()).collect();
         for l in &mut libraries {
             l.internal_deps.retain(|d| names.contains(d));
+            l.versioned_dev_deps
+                .retain(|d| names.contains(d) && *d != l.name);
         }
         let order = publish_order(
             &libraries
@@ -1136,6 +1161,55 @@ fn publish_order(deps: &BTreeMap<String, BTreeSet<String>>) -> Result<Vec<String
         order.push(ready);
     }
     Ok(order)
+}
+
+/// The order `cargo package` needs: each crate after its normal dependencies and after the
+/// dev-dependencies its package keeps (those with a version). A cycle through such a
+/// dev-dependency (`a` dev-depends on `b` with a version, `b` depends on `a`) cannot be
+/// packaged: it fails, naming the dev-dependencies to make path-only.
+fn packaging_order(libraries: &[Library]) -> Result<Vec<String>> {
+    let deps: BTreeMap<String, BTreeSet<String>> = libraries
+        .iter()
+        .map(|l| {
+            let all = l
+                .internal_deps
+                .union(&l.versioned_dev_deps)
+                .cloned()
+                .collect();
+            (l.name.clone(), all)
+        })
+        .collect();
+    publish_order(&deps).map_err(|_| {
+        // The versioned dev-dependencies on a cycle: `b` reaches back to `a`.
+        let reaches = |from: &str, to: &str| {
+            let mut seen = BTreeSet::new();
+            let mut todo = vec![from.to_owned()];
+            while let Some(c) = todo.pop() {
+                if c == to {
+                    return true;
+                }
+                if seen.insert(c.clone()) {
+                    todo.extend(deps.get(&c).into_iter().flatten().cloned());
+                }
+            }
+            false
+        };
+        let dev: Vec<String> = libraries
+            .iter()
+            .flat_map(|l| {
+                l.versioned_dev_deps
+                    .iter()
+                    .filter(|d| reaches(d, &l.name))
+                    .map(move |d| format!("{} -> {d}", l.name))
+            })
+            .collect();
+        anyhow::anyhow!(
+            "dev-dependencies with a version make a cycle ({}): a package keeps them, so each \
+             crate needs the other packaged first; make them path-only \
+             (`x = {{ path = \"../x\" }}`: dropped from the published package)",
+            dev.join(", ")
+        )
+    })
 }
 
 fn cargo_metadata(root: &Path) -> Result<Value> {

@@ -275,6 +275,7 @@ fn packages_need_metadata_and_valid_keywords() {
         version: "0.1.0".to_owned(),
         rel_manifest: "crates/mcp-x/Cargo.toml".to_owned(),
         internal_deps: BTreeSet::new(),
+        versioned_dev_deps: BTreeSet::new(),
         description: Some("d".to_owned()),
         repository: Some("https://example.com".to_owned()),
         license: Some("MIT OR Apache-2.0".to_owned()),
@@ -375,4 +376,42 @@ fn a_name_on_crates_io_is_ours_only_from_our_repository() {
         classify_name(bare, Some("https://github.com/mcp-rs/mcp")),
         NameOnCratesIo::Taken { .. }
     ));
+}
+
+#[test]
+fn a_cycle_through_versioned_dev_dependencies_cannot_be_packaged() {
+    let lib = |name: &str, deps: &[&str], dev: &[&str]| Library {
+        name: name.to_owned(),
+        version: "0.1.0".to_owned(),
+        rel_manifest: String::new(),
+        internal_deps: deps.iter().map(|d| d.to_string()).collect(),
+        versioned_dev_deps: dev.iter().map(|d| d.to_string()).collect(),
+        description: None,
+        repository: None,
+        license: None,
+        license_file: None,
+        readme: None,
+        keywords: Vec::new(),
+        categories: Vec::new(),
+    };
+    // mcp-server and mcp-client test each other: one side must be path-only.
+    let both = [
+        lib("mcp-types", &[], &[]),
+        lib("mcp-server", &["mcp-types"], &["mcp-client"]),
+        lib("mcp-client", &["mcp-types"], &["mcp-server"]),
+    ];
+    let err = packaging_order(&both).unwrap_err().to_string();
+    assert!(
+        err.contains("mcp-server -> mcp-client, mcp-client -> mcp-server"),
+        "{err}"
+    );
+    let one = [
+        lib("mcp-types", &[], &[]),
+        lib("mcp-server", &["mcp-types"], &[]),
+        lib("mcp-client", &["mcp-types"], &["mcp-server"]),
+    ];
+    assert_eq!(
+        packaging_order(&one).unwrap(),
+        ["mcp-types", "mcp-server", "mcp-client"]
+    );
 }
