@@ -97,6 +97,8 @@
 //!   headers of [`OAuthClient::request_headers`] (the `Authorization` value, plus the `DPoP`
 //!   proof for a DPoP-bound token), record `DPoP-Nonce` headers with
 //!   [`OAuthClient::dpop_nonce`], and hand refusals to [`OAuthClient::handle_challenge`].
+//! - `transport-http`: `OAuthClient` is `mcp-transport-http`'s client `AuthProvider`, which
+//!   does all of that: `StreamableHttpClientTransport::builder(url).auth(oauth)`.
 //!
 //! # Cancel safety
 //!
@@ -108,6 +110,9 @@
 //! a flow dropped after the authorization server issued a token loses that token (the next
 //! challenge starts again). Dropping [`OAuthClient::authorization_header`] during a refresh
 //! may lose a rotated refresh token; the next 401 then starts a new authorization.
+
+// The crate docs name the client side's items, which exist with the `client` feature only.
+#![cfg_attr(not(feature = "client"), allow(rustdoc::broken_intra_doc_links))]
 
 /// The examples of the crate's README, compiled and run as doctests (not rendered).
 #[doc = include_str!("../README.md")]
