@@ -26,6 +26,7 @@ mod bench;
 mod conformance;
 mod debian;
 mod deps;
+mod docs;
 mod fuzz;
 mod lb;
 mod release;
@@ -45,6 +46,7 @@ fn main() -> Result<()> {
         "bench" => bench::bench(&args[1..]),
         "ci" => ci(),
         "check-deps" => deps::check_deps(),
+        "docs" => docs::docs(&args[1..]),
         "conformance" => conformance::conformance(),
         "fuzz" => fuzz::fuzz(&args[1..]),
         // Internal: `conformance` re-executes itself inside `unshare -n` with this.
@@ -60,7 +62,7 @@ fn main() -> Result<()> {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask <bench [--smoke] [--reps N] [--only S]|ci|check-deps|conformance|fuzz [--seconds N] [target...]|release --dry-run [--version X.Y.Z] [--baseline-rev REV]|setup|soak [--minutes M]|spec-check <dir>>"
+                "usage: cargo xtask <bench [--smoke] [--reps N] [--only S]|ci|check-deps|conformance|docs|fuzz [--seconds N] [target...]|release --dry-run [--version X.Y.Z] [--baseline-rev REV]|setup|soak [--minutes M]|spec-check <dir>>"
             );
             if cmd == "help" {
                 Ok(())

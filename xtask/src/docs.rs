@@ -1,0 +1,763 @@
+//! `cargo xtask docs`: builds the documentation site into `target/docs-site/`.
+//!
+//! 1. The rustdoc of every library crate (`crates/*`), built twice with
+//!    `RUSTDOCFLAGS=-D warnings`: with default features, then with all features (the copy the
+//!    site links to, under `target/docs-site/api/`).
+//! 2. The guide's sources, `docs/book/`, staged into `target/docs-book/` with two directives
+//!    expanded (each alone on its line): `{{#include PATH}}` inserts a whole file (an example's
+//!    `.rs`, a page of `docs/`), and `{{#section PATH Heading}}` the section of a Markdown
+//!    file under `## Heading` (to the next heading of that level or higher), so that the
+//!    guides of `docs/` and of the crates' `src/docs/*.md` are written once. Text from a
+//!    crate's `src/docs/` is rustdoc Markdown: its bare code fences become `rust` fences and
+//!    its intra-doc links (`crate::Tool::layer`) links into `api/`. Elsewhere a bare fence is
+//!    `text`.
+//! 3. Every ```` ```rust ```` block of the staged pages compiles and runs (`no_run`: compiles
+//!    only; `ignore` is refused): the pages become the doc comments of a generated crate,
+//!    `target/docs-snippets/`, with path dependencies on the workspace's crates (all
+//!    features) and the workspace's `Cargo.lock`, and `cargo test --doc` runs them.
+//! 4. The pinned mdBook ([`MDBOOK_VERSION`], installed into `.tools/mdbook/` on first use)
+//!    builds the staged book into `target/docs-site/`; the rustdoc goes to `api/`.
+//! 5. Every link of the site's own pages (not the rustdoc's) to a local file, and its
+//!    `#fragment`, is checked.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::setup::{self, Stamp};
+
+/// The mdBook release used (installed into `.tools/mdbook/` when missing).
+const MDBOOK_VERSION: &str = "0.5.4";
+/// mdBook's features: search, without the `serve` and `watch` commands (a third of the build).
+const MDBOOK_FEATURES: &str = "search";
+
+/// External crates the snippets may use (their versions resolve through the workspace's
+/// `Cargo.lock`, copied next to the generated crate).
+const SNIPPET_DEPS: &str = r#"anyhow = "1"
+axum = { version = "0.8", default-features = false, features = ["http1", "json", "tokio"] }
+futures = { version = "0.3", features = ["async-await"] }
+http = "1"
+jsonwebtoken = { version = "11.1", default-features = false, features = ["aws_lc_rs", "use_pem"] }
+schemars = "1.2"
+serde = { version = "1", features = ["derive"] }
+serde_json = { version = "1", features = ["raw_value"] }
+thiserror = "2"
+tokio = { version = "1.54", features = ["full"] }
+tower = { version = "0.5", features = ["filter", "limit", "timeout", "util"] }
+tower-layer = "0.3"
+tower-service = "0.3"
+tracing = "0.1"
+tracing-subscriber = { version = "0.3", features = ["env-filter", "fmt"] }
+url = "2"
+"#;
+
+/// `cargo xtask docs`.
+pub(crate) fn docs(args: &[String]) -> Result<()> {
+    if let Some(arg) = args.first() {
+        bail!("usage: cargo xtask docs; unknown argument {arg:?}");
+    }
+    let started = Instant::now();
+    let root = crate::workspace_root();
+    let target = root.join("target");
+    let crates = library_crates(&root)?;
+
+    // Problems that do not stop the build (so that one run shows them all); any fails it.
+    let mut problems = Vec::new();
+    let step = Instant::now();
+    rustdoc(&crates, &mut problems)?;
+    eprintln!(
+        "docs: rustdoc of {} crates ({:.1?})",
+        crates.len(),
+        step.elapsed()
+    );
+
+    let step = Instant::now();
+    let staged = target.join("docs-book");
+    let _ = fs::remove_dir_all(&staged);
+    let pages = stage(&root.join("docs/book"), &staged, &target.join("doc"))?;
+    eprintln!(
+        "docs: staged {} pages ({:.1?})",
+        pages.len(),
+        step.elapsed()
+    );
+
+    let step = Instant::now();
+    let snippets = test_snippets(&root, &staged, &pages, &crates)?;
+    eprintln!(
+        "docs: {snippets} Rust snippets compiled and run ({:.1?})",
+        step.elapsed()
+    );
+
+    let step = Instant::now();
+    let mdbook = ensure_mdbook()?;
+    let site = target.join("docs-site");
+    let _ = fs::remove_dir_all(&site);
+    let status = Command::new(&mdbook)
+        .arg("build")
+        .arg(&staged)
+        .arg("--dest-dir")
+        .arg(&site)
+        .status()
+        .with_context(|| format!("could not start {}", mdbook.display()))?;
+    if !status.success() {
+        bail!("mdbook build failed with {status}");
+    }
+    copy_dir(&target.join("doc"), &site.join("api"))?;
+    eprintln!("docs: mdbook build and api/ copy ({:.1?})", step.elapsed());
+
+    match check_links(&site) {
+        Ok(links) => eprintln!("docs: {links} local links checked"),
+        Err(e) => problems.push(format!("{e:#}")),
+    }
+    eprintln!(
+        "docs: the site is {} ({:.1?})",
+        site.join("index.html").display(),
+        started.elapsed()
+    );
+    if !problems.is_empty() {
+        bail!("xtask docs failed:\n- {}", problems.join("\n- "));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// rustdoc
+
+/// A library crate of `crates/`: its package name and its features (other than `default`).
+#[derive(Debug)]
+struct Library {
+    name: String,
+    dir: PathBuf,
+    features: Vec<String>,
+}
+
+fn library_crates(root: &Path) -> Result<Vec<Library>> {
+    let out = Command::new("cargo")
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(root)
+        .output()
+        .context("could not start cargo metadata")?;
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let crates_dir = root.join("crates");
+    let mut libs = Vec::new();
+    for pkg in meta["packages"].as_array().context("no packages")? {
+        let manifest = PathBuf::from(pkg["manifest_path"].as_str().unwrap_or_default());
+        let dir = manifest.parent().unwrap_or(Path::new("")).to_path_buf();
+        if dir.parent() != Some(crates_dir.as_path()) {
+            continue;
+        }
+        let features = pkg["features"]
+            .as_object()
+            .map(|f| f.keys().filter(|k| *k != "default").cloned().collect())
+            .unwrap_or_default();
+        libs.push(Library {
+            name: pkg["name"].as_str().unwrap_or_default().to_owned(),
+            dir,
+            features,
+        });
+    }
+    libs.sort_by(|a, b| a.name.cmp(&b.name));
+    if libs.is_empty() {
+        bail!(
+            "cargo metadata lists no crate under {}",
+            crates_dir.display()
+        );
+    }
+    Ok(libs)
+}
+
+/// `cargo doc --no-deps` of every library, `-D warnings`, default features then all features
+/// (the one the site gets). A failure with default features is recorded in `problems`.
+fn rustdoc(crates: &[Library], problems: &mut Vec<String>) -> Result<()> {
+    let deny = [("RUSTDOCFLAGS".to_owned(), "-D warnings".to_owned())];
+    let mut args = vec!["doc", "--no-deps"];
+    for lib in crates {
+        args.extend(["-p", lib.name.as_str()]);
+    }
+    if let Err(e) = crate::cargo_with_env(&args, &deny) {
+        problems.push(format!(
+            "rustdoc with default features: {e:#} (its errors are above)"
+        ));
+    }
+    args.push("--all-features");
+    crate::cargo_with_env(&args, &deny)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Staging: the directives, rustdoc Markdown
+
+/// Where a piece of Markdown comes from, which says how its fences and links read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavor<'a> {
+    /// A page of the book or of `docs/`: a bare fence is text.
+    Plain,
+    /// A crate's `src/docs/*.md` (rustdoc Markdown), of this crate (`mcp_server`).
+    Rustdoc(&'a str),
+}
+
+/// Copies `book` (its `book.toml` and `src/`) to `out`, expanding the directives of every
+/// page; returns the staged pages (paths relative to `out/src`).
+fn stage(book: &Path, out: &Path, rustdoc: &Path) -> Result<Vec<PathBuf>> {
+    fs::create_dir_all(out.join("src"))?;
+    fs::copy(book.join("book.toml"), out.join("book.toml"))
+        .with_context(|| format!("cannot copy {}", book.join("book.toml").display()))?;
+    let mut pages = Vec::new();
+    let src = book.join("src");
+    for entry in walk(&src)? {
+        let rel = entry.strip_prefix(&src)?.to_path_buf();
+        let dest = out.join("src").join(&rel);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        if entry.extension().is_some_and(|e| e == "md") {
+            let text = read(&entry)?;
+            let dir = entry.parent().unwrap_or(&src);
+            let staged =
+                expand(&text, dir, rustdoc).with_context(|| format!("in {}", entry.display()))?;
+            fs::write(&dest, staged)?;
+            pages.push(rel);
+        } else {
+            fs::copy(&entry, &dest)?;
+        }
+    }
+    pages.sort();
+    Ok(pages)
+}
+
+/// Expands the directives of one page of the book.
+fn expand(text: &str, dir: &Path, rustdoc: &Path) -> Result<String> {
+    let mut out = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        let directive = trimmed
+            .strip_prefix("{{#")
+            .and_then(|d| d.strip_suffix("}}"));
+        let Some(directive) = directive else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let (name, rest) = directive.split_once(' ').unwrap_or((directive, ""));
+        let (path, heading) = match name {
+            "include" => (rest.trim(), None),
+            "section" => {
+                let (p, h) = rest
+                    .trim()
+                    .split_once(' ')
+                    .with_context(|| format!("{trimmed}: needs a path and a heading"))?;
+                (p, Some(h.trim()))
+            }
+            other => bail!("unknown directive {other:?} in {trimmed}"),
+        };
+        let file = dir.join(path);
+        let content = read(&file)?;
+        let md = file.extension().is_some_and(|e| e == "md");
+        let content = match heading {
+            Some(h) => section(&content, h)
+                .with_context(|| format!("{}: no section \"## {h}\"", file.display()))?,
+            None => content,
+        };
+        if md {
+            let krate = rustdoc_crate(&file);
+            let flavor = match &krate {
+                Some(krate) => Flavor::Rustdoc(krate),
+                None => Flavor::Plain,
+            };
+            let converted = markdown(&content, flavor, rustdoc)
+                .with_context(|| format!("in {}", file.display()))?;
+            out.push_str(&converted);
+        } else {
+            out.push_str(&content);
+        }
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    markdown(&out, Flavor::Plain, rustdoc)
+}
+
+/// `mcp_server` for `.../crates/mcp-server/src/docs/guide.md` or `.../crates/mcp-server/README.md`
+/// (rustdoc Markdown: the crates include them in their docs); `None` elsewhere.
+fn rustdoc_crate(file: &Path) -> Option<String> {
+    let text = file.to_str()?;
+    let (_, after) = text.rsplit_once("/crates/")?;
+    let (krate, rest) = after.split_once('/')?;
+    (rest.starts_with("src/") || rest == "README.md").then(|| krate.replace('-', "_"))
+}
+
+/// The lines under the heading `heading` (of any level) up to the next heading of the same
+/// level or higher, outside code fences.
+fn section(text: &str, heading: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut level = None;
+    let mut fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+        }
+        let hashes = line.len() - line.trim_start_matches('#').len();
+        let this = (!fence && hashes > 0 && line[hashes..].starts_with(' ')).then_some(hashes);
+        match (level, this) {
+            (Some(l), Some(h)) if h <= l => break,
+            (Some(_), _) => {
+                out.push_str(line);
+                out.push('\n');
+            }
+            (None, Some(h)) if line[h..].trim() == heading => level = Some(h),
+            (None, _) => {}
+        }
+    }
+    level.map(|_| out.trim_matches('\n').to_owned() + "\n")
+}
+
+/// rustdoc's code block attributes: a fence whose info string has only these is Rust.
+const RUSTDOC_ATTRS: &[&str] = &[
+    "no_run",
+    "ignore",
+    "should_panic",
+    "compile_fail",
+    "edition2018",
+    "edition2021",
+    "edition2024",
+];
+
+/// Normalizes fences (every opening fence gets a language) and, in rustdoc Markdown, turns
+/// intra-doc links into links to `api/`.
+fn markdown(text: &str, flavor: Flavor<'_>, rustdoc: &Path) -> Result<String> {
+    let mut out = String::new();
+    let mut fence = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            let indent = &line[..line.len() - trimmed.len()];
+            if fence {
+                fence = false;
+                out.push_str(line);
+            } else {
+                fence = true;
+                let info = info.trim();
+                let rust_attrs = info.split(',').all(|a| RUSTDOC_ATTRS.contains(&a.trim()));
+                let info = match flavor {
+                    Flavor::Rustdoc(_) if info.is_empty() => "rust".to_owned(),
+                    Flavor::Rustdoc(_) if rust_attrs => format!("rust,{info}"),
+                    Flavor::Plain if info.is_empty() => "text".to_owned(),
+                    _ => info.to_owned(),
+                };
+                let _ = write!(out, "{indent}```{info}");
+            }
+        } else if let (Flavor::Rustdoc(krate), false) = (flavor, fence) {
+            out.push_str(&intra_doc_links(line, krate, rustdoc)?);
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Replaces `](crate::a::B::c)` and `](mcp_x::B)` by links into the rustdoc output.
+fn intra_doc_links(line: &str, krate: &str, rustdoc: &Path) -> Result<String> {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("](") {
+        let (before, after) = rest.split_at(at + 2);
+        out.push_str(before);
+        let end = after.find(')').unwrap_or(after.len());
+        let target = &after[..end];
+        let path = target
+            .strip_prefix("crate::")
+            .map(|p| (krate, p))
+            .or_else(|| {
+                let (first, p) = target.split_once("::")?;
+                first.starts_with("mcp_").then_some((first, p))
+            });
+        match path {
+            Some((krate, path)) => out.push_str(&resolve(rustdoc, krate, path)?),
+            None => out.push_str(target),
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The rustdoc page (relative to the site's root, under `api/`) of `krate::path`.
+fn resolve(rustdoc: &Path, krate: &str, path: &str) -> Result<String> {
+    const KINDS: &[&str] = &[
+        "struct", "enum", "trait", "fn", "type", "macro", "constant", "union", "derive", "attr",
+    ];
+    const MEMBERS: &[&str] = &[
+        "method",
+        "variant",
+        "tymethod",
+        "structfield",
+        "associatedconstant",
+        "associatedtype",
+    ];
+    let mut dir = PathBuf::from(krate);
+    let segments: Vec<&str> = path.split("::").collect();
+    for (i, seg) in segments.iter().enumerate() {
+        if rustdoc.join(&dir).join(seg).join("index.html").is_file() {
+            dir.push(seg);
+            continue;
+        }
+        let page = KINDS
+            .iter()
+            .map(|k| dir.join(format!("{k}.{seg}.html")))
+            .find(|p| rustdoc.join(p).is_file())
+            .with_context(|| format!("intra-doc link {krate}::{path}: no page for {seg}"))?;
+        let url = format!("api/{}", page.display());
+        return match &segments[i + 1..] {
+            [] => Ok(url),
+            [member] => {
+                let html = read(&rustdoc.join(&page))?;
+                let id = MEMBERS
+                    .iter()
+                    .map(|m| format!("{m}.{member}"))
+                    .find(|id| html.contains(&format!("id=\"{id}\"")))
+                    .with_context(|| format!("intra-doc link {krate}::{path}: no {member}"))?;
+                Ok(format!("{url}#{id}"))
+            }
+            _ => bail!("intra-doc link {krate}::{path}: too deep"),
+        };
+    }
+    Ok(format!("api/{}/index.html", dir.display()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snippets
+
+/// The Rust blocks of the staged pages, compiled and run as the doctests of a generated crate;
+/// returns how many there are.
+fn test_snippets(
+    root: &Path,
+    staged: &Path,
+    pages: &[PathBuf],
+    crates: &[Library],
+) -> Result<usize> {
+    let mut count = 0;
+    let mut problems = Vec::new();
+    for page in pages {
+        let text = read(&staged.join("src").join(page))?;
+        let mut fence = false;
+        for (n, line) in text.lines().enumerate() {
+            let Some(info) = line.trim_start().strip_prefix("```") else {
+                continue;
+            };
+            if fence {
+                fence = false;
+                continue;
+            }
+            fence = true;
+            let attrs: Vec<&str> = info.split(',').map(str::trim).collect();
+            if attrs.first() != Some(&"rust") {
+                continue;
+            }
+            count += 1;
+            for attr in &attrs[1..] {
+                if !["no_run", "edition2024"].contains(attr) {
+                    problems.push(format!(
+                        "{}:{}: ```{info}: only `no_run` may qualify a Rust block",
+                        page.display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        bail!("snippets the site cannot check:\n{}", problems.join("\n"));
+    }
+
+    let dir = root.join("target/docs-snippets");
+    fs::create_dir_all(dir.join("src"))?;
+    let mut manifest = String::from(
+        "# Generated by `cargo xtask docs`: the site's Rust snippets as doctests.\n\
+         [package]\nname = \"docs-snippets\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+         publish = false\n\n[workspace]\n\n[profile.dev]\ndebug = false\n\n[dependencies]\n",
+    );
+    for lib in crates {
+        let features: Vec<String> = lib.features.iter().map(|f| format!("{f:?}")).collect();
+        let _ = writeln!(
+            manifest,
+            "{} = {{ path = {:?}, features = [{}] }}",
+            lib.name,
+            lib.dir.display().to_string(),
+            features.join(", ")
+        );
+    }
+    manifest.push_str(SNIPPET_DEPS);
+    write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
+    // The workspace's versions of every shared dependency (cargo adds what is missing).
+    if !dir.join("Cargo.lock").exists() {
+        fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock"))?;
+    }
+    let mut lib =
+        String::from("//! The docs site's Rust snippets (generated by `cargo xtask docs`).\n");
+    let mut modules = BTreeMap::new();
+    for page in pages.iter().filter(|p| !p.ends_with("SUMMARY.md")) {
+        let name = page
+            .with_extension("")
+            .display()
+            .to_string()
+            .replace(['/', '-', '.'], "_");
+        modules.insert(name, staged.join("src").join(page));
+    }
+    for (name, path) in modules {
+        let _ = writeln!(
+            lib,
+            "#[doc = include_str!({:?})]\npub mod {name} {{}}",
+            path.display().to_string()
+        );
+    }
+    write_if_changed(&dir.join("src/lib.rs"), &lib)?;
+    let target_dir = dir.join("target");
+    let status = Command::new("cargo")
+        .args(["test", "--doc", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .current_dir(root)
+        .status()
+        .context("could not start cargo test")?;
+    if !status.success() {
+        bail!(
+            "a snippet of the site does not compile or fails (`cargo test --doc` of {}): {status}",
+            dir.display()
+        );
+    }
+    Ok(count)
+}
+
+// ---------------------------------------------------------------------------------------------
+// mdBook
+
+/// The pinned mdBook, installed into `.tools/mdbook/` (with a stamp of the pin) when missing.
+fn ensure_mdbook() -> Result<PathBuf> {
+    let root = setup::tools_dir().join("mdbook");
+    let bin = root.join("bin").join("mdbook");
+    let stamp = Stamp::new(
+        &root,
+        &[MDBOOK_VERSION.as_bytes(), MDBOOK_FEATURES.as_bytes()],
+    );
+    if stamp.matches() && bin.is_file() {
+        return Ok(bin);
+    }
+    let version = |bin: &Path| {
+        Command::new(bin)
+            .arg("--version")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    // Installed with the pin but without a stamp (an interrupted run): take it as it is.
+    if version(&bin)
+        .split_whitespace()
+        .any(|w| w == format!("v{MDBOOK_VERSION}"))
+    {
+        stamp.write()?;
+        return Ok(bin);
+    }
+    stamp.clear();
+    let root_arg = root.display().to_string();
+    crate::run(
+        "cargo",
+        &[
+            "install",
+            "--locked",
+            "--force",
+            "--version",
+            MDBOOK_VERSION,
+            "--no-default-features",
+            "--features",
+            MDBOOK_FEATURES,
+            "--root",
+            &root_arg,
+            "mdbook",
+        ],
+    )?;
+    let got = version(&bin);
+    if !got
+        .split_whitespace()
+        .any(|w| w == format!("v{MDBOOK_VERSION}"))
+    {
+        bail!(
+            "{} reports {:?}, expected {MDBOOK_VERSION}",
+            bin.display(),
+            got.trim()
+        );
+    }
+    stamp.write()?;
+    Ok(bin)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Links
+
+/// Checks every local `href`/`src` of the site's pages (not those of `api/`): the file exists,
+/// and so does the `#fragment`'s id in it. Returns how many were checked.
+fn check_links(site: &Path) -> Result<usize> {
+    let mut count = 0;
+    let mut broken = Vec::new();
+    let mut cache: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for page in walk(site)? {
+        let rel = page.strip_prefix(site)?;
+        // 404.html is served at the site's root whatever the URL, and print.html repeats
+        // every page with its links rewritten: the pages themselves are checked.
+        let derived = ["404.html", "print.html"]
+            .iter()
+            .any(|d| rel == Path::new(d));
+        if derived || rel.starts_with("api") || page.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = read(&page)?;
+        for link in attr_values(&html, &["href=\"", "src=\""]) {
+            if link.contains("://")
+                || link.starts_with("mailto:")
+                || link.starts_with("javascript:")
+            {
+                continue;
+            }
+            count += 1;
+            let (path, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let path = path.split('?').next().unwrap_or_default();
+            let mut file = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap_or(site).join(path)
+            };
+            if file.is_dir() {
+                file = file.join("index.html");
+            }
+            if !file.is_file() {
+                broken.push(format!("{}: {link} (no such file)", rel.display()));
+                continue;
+            }
+            if fragment.is_empty() || file.extension().is_none_or(|e| e != "html") {
+                continue;
+            }
+            let target = match cache.get(&file) {
+                Some(t) => t,
+                None => {
+                    let t = read(&file)?;
+                    cache.entry(file.clone()).or_insert(t)
+                }
+            };
+            if !target.contains(&format!("id=\"{fragment}\"")) {
+                broken.push(format!("{}: {link} (no id {fragment:?})", rel.display()));
+            }
+        }
+    }
+    if !broken.is_empty() {
+        bail!("broken links in the site:\n{}", broken.join("\n"));
+    }
+    Ok(count)
+}
+
+/// The values of the attributes starting with one of `prefixes` (`href="`), HTML entities
+/// for `&` decoded.
+fn attr_values(html: &str, prefixes: &[&str]) -> Vec<String> {
+    let mut values = Vec::new();
+    for prefix in prefixes {
+        let mut rest = html;
+        while let Some(at) = rest.find(prefix) {
+            let after = &rest[at + prefix.len()..];
+            let end = after.find('"').unwrap_or(after.len());
+            values.push(after[..end].replace("&amp;", "&"));
+            rest = &after[end..];
+        }
+    }
+    values
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+fn read(path: &Path) -> Result<String> {
+    fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+    if fs::read_to_string(path).ok().as_deref() != Some(text) {
+        fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Copies the directory `from` to `to` (which is replaced).
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    let _ = fs::remove_dir_all(to);
+    for file in walk(from)? {
+        let dest = to.join(file.strip_prefix(from)?);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::copy(&file, &dest).with_context(|| format!("cannot copy {}", file.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_stops_at_the_next_heading_outside_fences() {
+        let md = "# T\n\n## A\n\ntext\n\n```\n# hidden\n## not a heading\n```\n\n### A1\n\na1\n## B\n\nb\n";
+        assert_eq!(
+            section(md, "A").unwrap(),
+            "text\n\n```\n# hidden\n## not a heading\n```\n\n### A1\n\na1\n"
+        );
+        assert_eq!(section(md, "A1").unwrap(), "a1\n");
+        assert_eq!(section(md, "B").unwrap(), "b\n");
+        assert!(section(md, "C").is_none());
+    }
+
+    #[test]
+    fn fences_get_a_language() {
+        let md = "```\nlet x = 1;\n```\n```no_run\nx\n```\n```toml\n[a]\n```\n";
+        let dir = Path::new("/nonexistent");
+        assert_eq!(
+            markdown(md, Flavor::Rustdoc("mcp_server"), dir).unwrap(),
+            "```rust\nlet x = 1;\n```\n```rust,no_run\nx\n```\n```toml\n[a]\n```\n"
+        );
+        assert_eq!(
+            markdown("```\nsh\n```\n", Flavor::Plain, dir).unwrap(),
+            "```text\nsh\n```\n"
+        );
+    }
+
+    #[test]
+    fn rustdoc_crate_of_a_path() {
+        let p = Path::new("/w/docs/book/src/../../../crates/mcp-server/src/docs/guide.md");
+        assert_eq!(rustdoc_crate(p).as_deref(), Some("mcp_server"));
+        assert_eq!(rustdoc_crate(Path::new("/w/docs/security.md")), None);
+    }
+}
