@@ -195,6 +195,7 @@ mod error;
 mod event_store;
 mod handle;
 mod handlers;
+mod holders;
 mod legacy;
 mod modern;
 mod registry;

@@ -15,6 +15,7 @@ use hyper_util::rt::TokioExecutor;
 
 use super::checks::PROTOCOL_VERSION;
 use super::config::Directory;
+use super::directory::SessionRecord;
 use super::respond::{SERVER_ERROR, reject_msg, status_only};
 use super::shared::Shared;
 
@@ -51,13 +52,15 @@ pub(crate) async fn resolve(
     id: &str,
     req: Request,
 ) -> Resolved {
-    let record = match directory.sessions.get(id).await {
-        Ok(Some(record)) => record,
-        Ok(None) => return Resolved::Local(req),
-        Err(e) => {
-            tracing::warn!(session = id, error = %e, "session directory: lookup failed");
-            return Resolved::Answered(unavailable());
-        }
+    let remembered = shared.holders.get(id);
+    let from_memory = remembered.is_some();
+    let record = match remembered {
+        Some(record) => record,
+        None => match read(directory, id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return Resolved::Local(req),
+            Err(response) => return Resolved::Answered(response),
+        },
     };
     // Another principal's session is unknown to this request (404), wherever it lives.
     if record.principal.as_deref() != shared.principal_of(req.extensions()).as_deref() {
@@ -68,6 +71,7 @@ pub(crate) async fn resolve(
     let Ok(body) = axum::body::to_bytes(body, shared.config.max_body_size).await else {
         return Resolved::Answered(status_only(StatusCode::PAYLOAD_TOO_LARGE));
     };
+    let mut record = record;
     let mut expected_home = record.home.clone();
     if record.home != me {
         if parts.headers.contains_key(&FORWARDED_BY) {
@@ -75,16 +79,35 @@ pub(crate) async fn resolve(
             // moved meanwhile. Never forward twice; the client retries.
             return Resolved::Answered(unavailable());
         }
+        shared.holders.remember(&record);
         match forward(shared, &record.home, &parts, body.clone()).await {
             Ok(response) => return Resolved::Answered(response),
-            Err(Failure::Unreachable) => {
-                tracing::info!(session = id, holder = %record.home, "session holder unreachable; taking the session over");
-            }
+            Err(Failure::Unreachable) => shared.holders.forget(id),
             Err(Failure::Other(e)) => {
                 tracing::warn!(session = id, holder = %record.home, error = %e, "forwarding failed");
                 return Resolved::Answered(status_only(StatusCode::BAD_GATEWAY));
             }
         }
+        if from_memory {
+            // What this instance remembered may be stale: the directory decides.
+            record = match read(directory, id).await {
+                Ok(Some(fresh)) => fresh,
+                Ok(None) => return Resolved::Local(Request::from_parts(parts, Body::from(body))),
+                Err(response) => return Resolved::Answered(response),
+            };
+            if record.home != me && record.home != expected_home {
+                // Another instance took it over meanwhile: forward there, once.
+                return match forward(shared, &record.home, &parts, body).await {
+                    Ok(response) => {
+                        shared.holders.remember(&record);
+                        Resolved::Answered(response)
+                    }
+                    Err(_) => Resolved::Answered(unavailable()),
+                };
+            }
+            expected_home = record.home.clone();
+        }
+        tracing::info!(session = id, holder = %expected_home, "session holder unreachable; taking the session over");
     } else {
         // The directory says this instance holds it, but it does not: this instance
         // restarted. Taking it over again raises the generation all the same.
@@ -92,6 +115,15 @@ pub(crate) async fn resolve(
     }
     let req = Request::from_parts(parts, Body::from(body));
     take_over(shared, directory, id, &expected_home, req).await
+}
+
+/// The session's record in the directory (`None` if unknown), or the 503 to answer when the
+/// directory cannot be read.
+async fn read(directory: &Directory, id: &str) -> Result<Option<SessionRecord>, Response> {
+    directory.sessions.get(id).await.map_err(|e| {
+        tracing::warn!(session = id, error = %e, "session directory: lookup failed");
+        unavailable()
+    })
 }
 
 /// Claims the session in the directory and starts it here.

@@ -51,6 +51,7 @@ impl StreamableHttpService {
             factory,
             forward_client: std::sync::OnceLock::new(),
             takeovers: tokio::sync::Mutex::new(()),
+            holders: super::holders::Holders::default(),
         });
         let cfg = &shared.config;
         let mut router = Router::new().route(&cfg.path, any(handlers::endpoint));

@@ -33,6 +33,8 @@ pub(crate) struct Shared {
     pub(crate) forward_client: std::sync::OnceLock<super::remote::ForwardClient>,
     /// Serializes taking sessions over (rare), so that one is started once.
     pub(crate) takeovers: tokio::sync::Mutex<()>,
+    /// The holders of sessions this instance forwards to.
+    pub(crate) holders: super::holders::Holders,
 }
 
 impl fmt::Debug for Shared {

@@ -267,10 +267,11 @@ async fn a_request_the_gone_holder_never_answered_ends_with_410_once_replayed() 
     assert_eq!(json_body(res).await["result"], json!({"ok": true}));
 }
 
-/// An in-memory directory that counts `touch` calls.
+/// An in-memory directory that counts `get` and `touch` calls.
 #[derive(Debug, Default)]
 struct Counting {
     inner: InMemorySessionDirectory,
+    read: std::sync::atomic::AtomicUsize,
     touched: std::sync::atomic::AtomicUsize,
 }
 
@@ -279,6 +280,7 @@ impl SessionDirectory for Counting {
         self.inner.create(record)
     }
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<SessionRecord>> {
+        self.read.fetch_add(1, Ordering::SeqCst);
         self.inner.get(id)
     }
     fn claim<'a>(
@@ -320,4 +322,36 @@ async fn the_holder_keeps_its_sessions_records_alive() {
     })
     .await
     .expect("the session's record was never touched");
+}
+
+#[tokio::test]
+async fn forwarding_remembers_the_holder_instead_of_reading_the_directory_each_time() {
+    let directory = Arc::new(Counting::default());
+    let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
+    let start = |directory: Arc<Counting>, events: Arc<dyn EventStore>| async move {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        start_on(
+            listener,
+            move |url| {
+                StreamableHttpService::builder()
+                    .directory(directory, url)
+                    .event_store(Some(events))
+            },
+            |router| router,
+        )
+    };
+    let (a, _a_running) = start(directory.clone(), events.clone()).await;
+    let (b, _b_running) = start(directory.clone(), events).await;
+    let id = a.initialize().await;
+    let before = directory.read.load(Ordering::SeqCst);
+    for n in 0..5 {
+        let res = b
+            .post(Some(&id), request(n, "echo", json!({"n": n})))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(json_body(res).await["result"], json!({"n": n}));
+    }
+    // One read by B for the first forward; the holder serves its own sessions unread.
+    assert_eq!(directory.read.load(Ordering::SeqCst) - before, 1);
 }
