@@ -16,7 +16,10 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     // Only behind its `transport-http` feature (see OPTIONAL_ONLY): `OAuthClient` as the
     // HTTP client transport's `AuthProvider`.
     ("mcp-auth", &["mcp-transport-http"]),
-    ("mcp-server", &["mcp-types", "mcp-jsonrpc"]),
+    // mcp-macros only behind the `macros` feature (see OPTIONAL_ONLY).
+    ("mcp-server", &["mcp-types", "mcp-jsonrpc", "mcp-macros"]),
+    // A proc-macro crate: the code it generates names mcp-server, it never depends on it.
+    ("mcp-macros", &[]),
     ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
     // The Redis stores implement the server's and the HTTP transport's extension points.
     (
@@ -101,6 +104,11 @@ const OPTIONAL_ONLY: &[(&str, &str, &str)] = &[
         "mcp-server",
         "jsonschema",
         "JSON Schema validation of raw tools is the `jsonschema` feature of mcp-server",
+    ),
+    (
+        "mcp-server",
+        "mcp-macros",
+        "the attribute macros are the `macros` feature of mcp-server",
     ),
     (
         "mcp-client",

@@ -115,6 +115,9 @@
 //!   handler gets the arguments unchecked.
 //! - `anyhow`: [`IntoHandlerError`] for `anyhow::Error`, so handlers can return
 //!   `anyhow::Result`.
+//! - `macros`: the attribute macros `#[tool]`, `#[tools]`, `#[prompt]` and `#[resource]`
+//!   (the `mcp-macros` crate), which make tools, prompts and resources of async functions,
+//!   their schemas read from the signature (see the guide page `guide::macros`).
 //! - `tracing-bridge`: `McpLogLayer`, a `tracing_subscriber::Layer` forwarding `tracing`
 //!   events to connected clients as log messages.
 //!
@@ -167,6 +170,57 @@ mod uri_template;
 pub mod guide {
     #[doc = include_str!("docs/tasks.md")]
     pub mod tasks {}
+    #[cfg(feature = "macros")]
+    #[doc = include_str!("docs/macros.md")]
+    pub mod macros {}
+}
+
+/// Tools, prompts and resources written as plain async functions (feature `macros`; see
+/// [`guide::macros`]).
+#[cfg(feature = "macros")]
+pub use mcp_macros::{prompt, resource, tool, tools};
+
+/// What the code `mcp-macros` generates names, so that applications need not depend on it
+/// themselves. Not a public API.
+#[doc(hidden)]
+#[cfg(feature = "macros")]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+
+    use crate::{Error, ResourceTemplate, Result};
+
+    /// A prompt argument or a URI template variable, from its value (if the request had one).
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a prompt argument or a URI template variable",
+        label = "take a `String`, or an `Option<String>` when it may be absent"
+    )]
+    pub trait FromArgument: Sized {
+        /// The value, or -32602 when a required one is missing.
+        fn from_argument(value: Option<String>, name: &str) -> Result<Self>;
+    }
+
+    impl FromArgument for String {
+        fn from_argument(value: Option<String>, name: &str) -> Result<Self> {
+            value.ok_or_else(|| Error::invalid_params(format!("missing argument `{name}`")))
+        }
+    }
+
+    impl FromArgument for Option<String> {
+        fn from_argument(value: Option<String>, _name: &str) -> Result<Self> {
+            Ok(value)
+        }
+    }
+
+    /// The template `#[resource]` made. The macro checked the template when compiling, with
+    /// the parser's rules, so this fails only on a bug of the macro's check: at start-up, on
+    /// the application's own literal, never on anything a client sends.
+    pub fn template(made: Result<ResourceTemplate>) -> ResourceTemplate {
+        match made {
+            Ok(template) => template,
+            Err(e) => panic!("#[resource]: {e} (please report this bug of mcp-macros)"),
+        }
+    }
 }
 
 pub use builder::ServerBuilder;

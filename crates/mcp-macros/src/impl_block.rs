@@ -1,0 +1,160 @@
+//! `#[tools]` on an `impl` block.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ImplItem, ItemImpl, Visibility};
+
+use crate::attrs::{Kind, Options};
+use crate::expand::{Made, companion};
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        let e = syn::Error::new_spanned(&attr, "`#[tools]` takes no arguments");
+        let mut out = e.to_compile_error();
+        out.extend(item);
+        return out;
+    }
+    let mut block: ItemImpl = match syn::parse2(item.clone()) {
+        Ok(b) => b,
+        Err(e) => {
+            let e = syn::Error::new(
+                e.span(),
+                "`#[tools]` goes on an `impl` block whose methods are marked `#[tool]`, \
+                 `#[prompt]` or `#[resource]`",
+            );
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    if let Some((path, _)) = &block.trait_ {
+        let e = syn::Error::new_spanned(
+            path,
+            "`#[tools]` goes on an inherent `impl` block (`impl MyServer { ... }`), not a trait's",
+        );
+        let mut out = e.to_compile_error();
+        out.extend(item);
+        return out;
+    }
+
+    let mut errors = TokenStream::new();
+    let mut made: Vec<(Made, Visibility)> = Vec::new();
+    for item in &mut block.items {
+        let ImplItem::Fn(method) = item else { continue };
+        let mut marks = Vec::new();
+        method.attrs.retain(|a| match Kind::of(a) {
+            Some(kind) => {
+                marks.push((kind, a.clone()));
+                false
+            }
+            None => true,
+        });
+        let Some((kind, attr)) = marks.first() else {
+            continue;
+        };
+        if let Some((_, second)) = marks.get(1) {
+            let e = syn::Error::new_spanned(
+                second,
+                "a method is one tool, prompt or resource: give it one of these attributes",
+            );
+            errors.extend(e.to_compile_error());
+            continue;
+        }
+        let span = method.sig.ident.span();
+        let result = Options::from_attr(*kind, attr).and_then(|options| {
+            companion(
+                *kind,
+                &options,
+                &method.attrs,
+                &method.vis,
+                &mut method.sig,
+                true,
+                span,
+            )
+        });
+        match result {
+            Ok(m) => made.push((m, method.vis.clone())),
+            Err(e) => errors.extend(e.to_compile_error()),
+        }
+    }
+
+    let companions = made.iter().map(|(m, _)| &m.tokens);
+    let collectors = [
+        (
+            Kind::Tool,
+            false,
+            "tools",
+            quote!(::mcp_server::Tool),
+            "tool",
+        ),
+        (
+            Kind::Prompt,
+            false,
+            "prompts",
+            quote!(::mcp_server::Prompt),
+            "prompt",
+        ),
+        (
+            Kind::Resource,
+            false,
+            "resources",
+            quote!(::mcp_server::Resource),
+            "resource",
+        ),
+        (
+            Kind::Resource,
+            true,
+            "resource_templates",
+            quote!(::mcp_server::ResourceTemplate),
+            "resource template",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(kind, template, name, ty, what)| {
+        let items: Vec<&(Made, Visibility)> = made
+            .iter()
+            .filter(|(m, _)| m.kind == kind && m.template == template)
+            .collect();
+        if items.is_empty() {
+            return None;
+        }
+        let vis = widest(items.iter().map(|(_, v)| v));
+        let calls = items.iter().map(|(m, _)| {
+            let ident = &m.ident;
+            if m.takes_self {
+                quote!(Self::#ident(self))
+            } else {
+                quote!(Self::#ident())
+            }
+        });
+        let name = syn::Ident::new(name, proc_macro2::Span::call_site());
+        let doc = format!("Every {what} of this block's `#[{}]` methods.", kind.attr());
+        Some(quote! {
+            #[doc = #doc]
+            #vis fn #name(self: &::std::sync::Arc<Self>) -> ::std::vec::Vec<#ty> {
+                ::std::vec![#(#calls),*]
+            }
+        })
+    });
+    let extra: Vec<TokenStream> = companions.cloned().chain(collectors).collect();
+    for tokens in extra {
+        match syn::parse2::<ImplItem>(tokens) {
+            Ok(item) => block.items.push(item),
+            Err(e) => errors.extend(e.to_compile_error()),
+        }
+    }
+    quote!(#errors #block)
+}
+
+/// The most visible of `vis`: `pub` over any restricted visibility over none.
+fn widest<'a>(vis: impl Iterator<Item = &'a Visibility>) -> Visibility {
+    let mut best = Visibility::Inherited;
+    for v in vis {
+        match (v, &best) {
+            (Visibility::Public(_), _) => return v.clone(),
+            (Visibility::Restricted(_), Visibility::Inherited) => best = v.clone(),
+            _ => {}
+        }
+    }
+    best
+}

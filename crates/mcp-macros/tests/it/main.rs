@@ -1,0 +1,8 @@
+//! mcp-macros: tools, prompts and resources made by the macros, served by an `mcp-server`
+//! and called by an `mcp-client` over the in-memory transport; and the compile errors.
+
+mod prompts;
+mod resources;
+mod support;
+mod tools;
+mod ui;
