@@ -277,16 +277,10 @@ pub(crate) fn companion(
     };
     let ident = format_ident!("{}_{}", base, kind.attr(), span = fn_ident.span());
     let doc = format!(
-        "The `{}` {what}, made by `#[{}]` from [`{base}`](Self::{fn_ident}).",
+        "The `{}` {what}, made by `#[{}]` from `{base}`.",
         name.value(),
         kind.attr()
     );
-    let doc = if in_impl {
-        doc
-    } else {
-        doc.replace("(Self::", "(")
-            .replace(&format!("({fn_ident})"), &format!("({base})"))
-    };
     let params = takes_self.then(|| quote!(self: &::std::sync::Arc<Self>));
     let grab = takes_self.then(|| quote!(let __mcp_this = ::std::sync::Arc::clone(self);));
     let tokens = quote! {

@@ -1,40 +1,10 @@
-//! Attribute macros for `mcp-server`: tools, prompts and resources written as plain async
-//! functions, their schemas and descriptions read from the signature and doc comments.
+#![doc = include_str!("../README.md")]
 //!
-//! Use them through `mcp-server`'s `macros` feature (`mcp_server::{tool, tools, prompt,
-//! resource}`), which also re-exports what the generated code needs (serde, schemars), so
-//! the application depends on neither. The guide page `mcp_server::guide::macros` shows
-//! each macro with a runnable example.
+//! # Cancel safety
 //!
-//! | Macro | On | Generates |
-//! |---|---|---|
-//! | `#[tool]` | an `async fn` | `fn <name>_tool() -> Tool` |
-//! | `#[prompt]` | an `async fn` | `fn <name>_prompt() -> Prompt` |
-//! | `#[resource(uri = "...")]` | an `async fn` | `fn <name>_resource() -> Resource` (or `ResourceTemplate` when the URI has `{vars}`) |
-//! | `#[tools]` | an inherent `impl` block | per `#[tool]`/`#[prompt]`/`#[resource]` method a companion taking `self: &Arc<Self>`, and `tools()`, `prompts()`, `resources()`, `resource_templates()` collecting them |
-//!
-//! The function itself is left as written (less the doc comments on its parameters, which
-//! Rust allows only because the macro removes them).
-//!
-//! # Parameters
-//!
-//! A parameter is an extractor, passed through to the handler in order and not part of the
-//! schema, when its type is `Context`, `State<_>`, `Extension<_>`, `Server` or `Option` of
-//! one of them (matched by the type's last path segment), or when it is marked
-//! `#[from_context]` (the application's own `FromContext` types). Every other parameter is
-//! input: a tool's argument (a property of the input schema, required unless its type is an
-//! `Option`, described by its doc comment; `#[serde(...)]` and `#[schemars(...)]` attributes
-//! on it are kept), a prompt's argument (`String`, or `Option<String>` when optional), or a
-//! URI template's variable (`String` or `Option<String>`, named like the parameter).
-//!
-//! # Errors
-//!
-//! Mistakes are compile errors at the offending span, saying what to write instead: a
-//! function that is not `async`, a `self` parameter outside `#[tools]`, a pattern or a
-//! reference as an input parameter, generics, unknown keys in the attribute, a template
-//! variable without a parameter (or a parameter that is no variable), an invalid URI template.
-//! Nothing in the generated code panics on what a client sends: arguments that do not
-//! deserialize are answered -32602, as for `Tool::typed`.
+//! A generated handler's future awaits the function's future and nothing else (after
+//! converting the arguments), so it is exactly as cancel-safe as the function: dropping it
+//! drops the function's future.
 
 use proc_macro::TokenStream;
 
