@@ -415,8 +415,14 @@ fn resolve(rustdoc: &Path, krate: &str, path: &str) -> Result<String> {
         let page = KINDS
             .iter()
             .map(|k| dir.join(format!("{k}.{seg}.html")))
-            .find(|p| rustdoc.join(p).is_file())
-            .with_context(|| format!("intra-doc link {krate}::{path}: no page for {seg}"))?;
+            .find(|p| rustdoc.join(p).is_file());
+        // A re-export of an item of a public module has its page in that module only: take
+        // the one page of that name in the crate.
+        let page = match page {
+            Some(page) => page,
+            None => find_page(rustdoc, krate, seg, KINDS)?
+                .with_context(|| format!("intra-doc link {krate}::{path}: no page for {seg}"))?,
+        };
         let url = format!("api/{}", page.display());
         return match &segments[i + 1..] {
             [] => Ok(url),
@@ -433,6 +439,22 @@ fn resolve(rustdoc: &Path, krate: &str, path: &str) -> Result<String> {
         };
     }
     Ok(format!("api/{}/index.html", dir.display()))
+}
+
+/// The page of item `name` anywhere in `krate`'s rustdoc, if there is exactly one.
+fn find_page(rustdoc: &Path, krate: &str, name: &str, kinds: &[&str]) -> Result<Option<PathBuf>> {
+    let names: Vec<String> = kinds.iter().map(|k| format!("{k}.{name}.html")).collect();
+    let mut found = Vec::new();
+    for file in walk(&rustdoc.join(krate))? {
+        let file_name = file
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or_default();
+        if names.iter().any(|n| n == file_name) {
+            found.push(file.strip_prefix(rustdoc)?.to_path_buf());
+        }
+    }
+    Ok((found.len() == 1).then(|| found.remove(0)))
 }
 
 // ---------------------------------------------------------------------------------------------
