@@ -86,6 +86,8 @@ pub(crate) struct Made {
     pub(crate) takes_self: bool,
     /// For a resource: whether it is a template.
     pub(crate) template: bool,
+    /// The function's `#[cfg]` attributes, which the companion has too.
+    pub(crate) cfgs: Vec<Attribute>,
 }
 
 /// The companion of the function with signature `sig` (whose macro-only parameter attributes
@@ -173,7 +175,7 @@ pub(crate) fn companion(
                 )
             } else {
                 let args = format_ident!("{}Args", camel(&base));
-                setup = args_struct(&args, &inputs);
+                setup = args_struct(&args, &name, &inputs);
                 (
                     quote!(::mcp_server::Tool),
                     quote!(::mcp_server::Tool::typed(
@@ -283,8 +285,15 @@ pub(crate) fn companion(
     );
     let params = takes_self.then(|| quote!(self: &::std::sync::Arc<Self>));
     let grab = takes_self.then(|| quote!(let __mcp_this = ::std::sync::Arc::clone(self);));
+    // A function compiled only under some `cfg` has a companion compiled under the same.
+    let cfgs: Vec<Attribute> = fn_attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .cloned()
+        .collect();
     let tokens = quote! {
         #[doc = #doc]
+        #(#cfgs)*
         #vis fn #ident(#params) -> #ret {
             #grab
             #setup
@@ -297,6 +306,7 @@ pub(crate) fn companion(
         kind,
         takes_self,
         template,
+        cfgs,
     })
 }
 
@@ -348,8 +358,9 @@ fn check_vars(uri: &syn::LitStr, vars: &[String], inputs: &[Input<'_>]) -> syn::
 }
 
 /// The tool's arguments as a struct deriving `Deserialize` and `JsonSchema` through
-/// `mcp_server::__private`, each field documented by its parameter's doc comment.
-fn args_struct(name: &Ident, inputs: &[Input<'_>]) -> TokenStream {
+/// `mcp_server::__private`, each field documented by its parameter's doc comment. The
+/// schema's `title` (the type's schema name) is the tool's name, not the struct's.
+fn args_struct(name: &Ident, tool: &syn::LitStr, inputs: &[Input<'_>]) -> TokenStream {
     let fields = inputs.iter().map(|i| {
         let (ident, ty, attrs) = (i.ident, i.ty, i.field_attrs);
         let doc = i.docs.map(|d| quote!(#[doc = #d]));
@@ -361,7 +372,7 @@ fn args_struct(name: &Ident, inputs: &[Input<'_>]) -> TokenStream {
             ::mcp_server::__private::schemars::JsonSchema
         )]
         #[serde(crate = "::mcp_server::__private::serde")]
-        #[schemars(crate = "::mcp_server::__private::schemars")]
+        #[schemars(crate = "::mcp_server::__private::schemars", rename = #tool)]
         struct #name {
             #(#fields,)*
         }

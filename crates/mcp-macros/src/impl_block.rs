@@ -119,20 +119,19 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return None;
         }
         let vis = widest(items.iter().map(|(_, v)| v));
-        let calls = items.iter().map(|(m, _)| {
-            let ident = &m.ident;
-            if m.takes_self {
-                quote!(Self::#ident(self))
-            } else {
-                quote!(Self::#ident())
-            }
+        let pushes = items.iter().map(|(m, _)| {
+            let (ident, cfgs) = (&m.ident, &m.cfgs);
+            let args = m.takes_self.then(|| quote!(self));
+            quote!(#(#cfgs)* __mcp_all.push(Self::#ident(#args));)
         });
         let name = syn::Ident::new(name, proc_macro2::Span::call_site());
         let doc = format!("Every {what} of this block's `#[{}]` methods.", kind.attr());
         Some(quote! {
             #[doc = #doc]
             #vis fn #name(self: &::std::sync::Arc<Self>) -> ::std::vec::Vec<#ty> {
-                ::std::vec![#(#calls),*]
+                let mut __mcp_all = ::std::vec::Vec::new();
+                #(#pushes)*
+                __mcp_all
             }
         })
     });

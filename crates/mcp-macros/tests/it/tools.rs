@@ -107,6 +107,13 @@ impl Counter {
         format!("request {}", cx.request_id())
     }
 
+    /// Compiled out, with its companion and its place in `tools()`.
+    #[cfg(any())]
+    #[tool]
+    async fn gone(&self) -> i64 {
+        0
+    }
+
     /// Not a tool: left alone.
     fn helper(&self) -> i64 {
         self.step
@@ -176,6 +183,7 @@ async fn listed_schemas_and_descriptions_come_from_the_signature() -> anyhow::Re
     );
     let schema = &add["inputSchema"];
     assert_eq!(schema["type"], "object");
+    assert_eq!(schema["title"], "add");
     assert_eq!(schema["required"], json!(["a"]));
     assert_eq!(
         schema["properties"]["a"]["description"],
@@ -192,6 +200,7 @@ async fn listed_schemas_and_descriptions_come_from_the_signature() -> anyhow::Re
     assert_eq!(greet["description"], "Greets someone");
     assert_eq!(greet["title"], "Greeter");
     assert_eq!(greet["inputSchema"]["required"], json!(["name"]));
+    assert_eq!(greet["inputSchema"]["title"], "greet");
     assert_eq!(
         greet["inputSchema"]["properties"]["shout"]["type"],
         "boolean"
