@@ -885,7 +885,7 @@ fn semver_check(root: &Path, ws: &Workspace, baseline: &Baseline, new: &Version)
         .is_ok()
     });
     println!(
-        "semver: against {rev} ({why}; {}), version {base_version} -> {new}: a {} release",
+        "semver: the working tree against {rev} ({why}; {}), version {base_version} -> {new}: a {} release",
         &commit[..12.min(commit.len())],
         kind.as_str()
     );
