@@ -87,11 +87,13 @@ pub(crate) fn docs(args: &[String]) -> Result<()> {
     );
 
     let step = Instant::now();
-    let snippets = test_snippets(&root, &staged, &pages, &crates)?;
-    eprintln!(
-        "docs: {snippets} Rust snippets compiled and run ({:.1?})",
-        step.elapsed()
-    );
+    match test_snippets(&root, &staged, &pages, &crates) {
+        Ok(n) => eprintln!(
+            "docs: {n} Rust snippets compiled and run ({:.1?})",
+            step.elapsed()
+        ),
+        Err(e) => problems.push(format!("{e:#}")),
+    }
 
     let step = Instant::now();
     let mdbook = ensure_mdbook()?;
