@@ -1,7 +1,7 @@
 //! `#[tools]` on an `impl` block.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
 use syn::{ImplItem, ItemImpl, Visibility};
 
 use crate::attrs::{Kind, Options};
@@ -59,6 +59,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             );
             errors.extend(e.to_compile_error());
             continue;
+        }
+        if block.generics.params.is_empty() {
+            // The args struct is an item of its own, where `Self` means nothing.
+            name_self(&mut method.sig, &block.self_ty);
         }
         let span = method.sig.ident.span();
         let result = Options::from_attr(*kind, attr).and_then(|options| {
@@ -143,6 +147,31 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     quote!(#errors #block)
+}
+
+/// Replaces `Self` in the types of `sig`'s parameters (not its receiver) by `self_ty`.
+fn name_self(sig: &mut syn::Signature, self_ty: &syn::Type) {
+    fn replace(tokens: TokenStream, self_ty: &syn::Type) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|tt| match tt {
+                TokenTree::Ident(i) if i == "Self" => quote!(#self_ty),
+                TokenTree::Group(g) => {
+                    let mut new = Group::new(g.delimiter(), replace(g.stream(), self_ty));
+                    new.set_span(g.span());
+                    TokenTree::Group(new).into()
+                }
+                other => other.into(),
+            })
+            .collect()
+    }
+    for arg in &mut sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg
+            && let Ok(ty) = syn::parse2(replace(pt.ty.to_token_stream(), self_ty))
+        {
+            *pt.ty = ty;
+        }
+    }
 }
 
 /// The most visible of `vis`: `pub` over any restricted visibility over none.

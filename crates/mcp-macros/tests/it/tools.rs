@@ -291,3 +291,38 @@ fn the_functions_stay_callable() {
     assert_eq!(run.block_on(add(1, State(total.clone()), Some(2))), 3);
     assert_eq!(run.block_on(divide(9, 3)).ok(), Some("3".to_owned()));
 }
+
+/// A point; its tool takes another `Self`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Point {
+    x: i64,
+    y: i64,
+}
+
+#[tools]
+impl Point {
+    /// The Manhattan distance to another point.
+    #[tool]
+    async fn distance(
+        &self,
+        /// The other point.
+        other: Self,
+    ) -> i64 {
+        (self.x - other.x).abs() + (self.y - other.y).abs()
+    }
+}
+
+#[tokio::test]
+async fn self_in_an_argument_type_names_the_impl_type() -> anyhow::Result<()> {
+    let origin = Arc::new(Point { x: 0, y: 0 });
+    let tools = origin.tools();
+    let schema = json(&tools[0].definition().input_schema);
+    assert_eq!(
+        schema["properties"]["other"]["description"],
+        "The other point."
+    );
+    let client = connect(Server::builder().tool(tools[0].clone())).await?;
+    let args = json!({"other": {"x": 3, "y": -4}});
+    assert_eq!(text(&call(&client, "distance", args).await?), "7");
+    Ok(())
+}
