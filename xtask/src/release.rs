@@ -88,16 +88,19 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
     }
     let started = Instant::now();
     let root = workspace_root();
-    let meta = cargo_metadata(&root)?;
-    let ws = Workspace::from_metadata(&meta)?;
+    let target_dir = cargo_metadata(&root)?["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .context("cargo metadata: no target_directory")?;
 
-    // The committed state, in a scratch copy.
+    // The committed state, in a scratch copy; the crates are those of HEAD.
     let head = git(&root, &["rev-parse", "HEAD"])?.trim().to_owned();
     let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"])?
         .trim()
         .is_empty();
-    let scratch = ws.target_dir.join("release-dry-run");
+    let scratch = target_dir.join("release-dry-run");
     let copy = export_head(&root, &scratch)?;
+    let ws = Workspace::from_metadata(&cargo_metadata(&copy)?)?;
 
     // 1. The version.
     let current = workspace_version(&read(&copy.join("Cargo.toml"))?)?;
@@ -125,7 +128,7 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
         Some(v) => println!("previous release (CHANGELOG): {v}"),
         None => println!("previous release (CHANGELOG): none"),
     }
-    let edits = version_edits(&copy, &root, &ws, &new)?;
+    let edits = version_edits(&copy, &ws, &new)?;
     println!(
         "would change {} line(s) (applied in the scratch copy only):",
         edits.len()
@@ -205,6 +208,19 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
     println!();
     if let Err(cycle) = packaging_order(&ws.libraries) {
         problems.push(cycle.to_string());
+        // The manifest checks, on the files of the copy (the packages would carry them).
+        for l in &ws.libraries {
+            let dir = copy.join(&l.rel_manifest);
+            let dir = dir.parent().unwrap_or(&copy);
+            let files: Vec<(String, u64)> = [l.readme.clone(), l.license_file.clone()]
+                .into_iter()
+                .flatten()
+                .filter(|f| dir.join(f).is_file())
+                .map(|f| (f, 0))
+                .collect();
+            let (found, _) = check_package(l, &files);
+            problems.extend(found.iter().map(|m| format!("{}: {m}", l.name)));
+        }
         bail!(
             "release dry run: {} problem(s), packaging not attempted:\n  {}",
             problems.len(),
@@ -212,7 +228,7 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
         );
     }
     let step = Instant::now();
-    let packages = package(&copy, &ws, &new)?;
+    let packages = package(&copy, &scratch.join("target"), &ws, &new)?;
     println!(
         "packages of {new} (cargo package, each verified; {:.1?}), in publishing order:",
         step.elapsed()
@@ -588,14 +604,14 @@ fn replace_inline_version(line: &str, new: &Version) -> Option<String> {
     None
 }
 
-/// Every line the bump would change, in the root manifest and in each member's, read from
-/// the copy `copy` of the workspace at `root`.
-fn version_edits(copy: &Path, root: &Path, ws: &Workspace, new: &Version) -> Result<Vec<Edit>> {
+/// Every line the bump would change, in the root manifest and in each member's, in the
+/// scratch copy `copy` (the workspace `ws` describes).
+fn version_edits(copy: &Path, ws: &Workspace, new: &Version) -> Result<Vec<Edit>> {
     let internal: BTreeSet<String> = ws.libraries.iter().map(|l| l.name.clone()).collect();
     let mut manifests = vec!["Cargo.toml".to_owned()];
     manifests.extend(ws.members.iter().map(|m| {
         m.manifest
-            .strip_prefix(root)
+            .strip_prefix(copy)
             .unwrap_or(&m.manifest)
             .display()
             .to_string()
@@ -1006,7 +1022,6 @@ struct Member {
 
 #[derive(Debug)]
 struct Workspace {
-    target_dir: PathBuf,
     members: Vec<Member>,
     /// In publishing order.
     libraries: Vec<Library>,
@@ -1018,11 +1033,6 @@ impl Workspace {
             meta["workspace_root"]
                 .as_str()
                 .context("no workspace_root")?,
-        );
-        let target_dir = PathBuf::from(
-            meta["target_directory"]
-                .as_str()
-                .context("no target_directory")?,
         );
         let packages = meta["packages"].as_array().context("no packages")?;
         let mut members = Vec::new();
@@ -1102,11 +1112,7 @@ impl Workspace {
                 .collect(),
         )?;
         libraries.sort_by_key(|l| order.iter().position(|n| *n == l.name));
-        let ws = Workspace {
-            target_dir,
-            members,
-            libraries,
-        };
+        let ws = Workspace { members, libraries };
         ws.check_publish_flags(&root)?;
         Ok(ws)
     }
@@ -1242,8 +1248,7 @@ struct Packaged {
 
 /// `cargo package` of every library crate in the scratch copy `copy` (its own target
 /// directory, kept between runs), then each `.crate` checked and listed.
-fn package(copy: &Path, ws: &Workspace, new: &Version) -> Result<Vec<Packaged>> {
-    let target = ws.target_dir.join("release-dry-run").join("target");
+fn package(copy: &Path, target: &Path, ws: &Workspace, new: &Version) -> Result<Vec<Packaged>> {
     let mut args = vec!["package".to_owned()];
     for l in &ws.libraries {
         args.extend(["-p".to_owned(), l.name.clone()]);
@@ -1251,7 +1256,7 @@ fn package(copy: &Path, ws: &Workspace, new: &Version) -> Result<Vec<Packaged>> 
     eprintln!("$ (cd {} && cargo {})", copy.display(), args.join(" "));
     let mut child = Command::new("cargo")
         .args(&args)
-        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TARGET_DIR", target)
         .current_dir(copy)
         .stderr(Stdio::piped())
         .spawn()
