@@ -151,6 +151,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds several tools (say, those a `#[tools]` impl block makes with the `macros`
+    /// feature).
+    ///
+    /// ```
+    /// use mcp_server::{Server, Tool};
+    ///
+    /// let server = Server::builder()
+    ///     .tools([
+    ///         Tool::new("ping", || async { "pong" }),
+    ///         Tool::new("time", || async { "noon" }),
+    ///     ])
+    ///     .build();
+    /// # drop(server);
+    /// ```
+    #[must_use]
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
     /// Adds a resource.
     #[must_use]
     pub fn resource(mut self, resource: Resource) -> Self {
