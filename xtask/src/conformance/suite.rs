@@ -22,7 +22,7 @@ pub(super) struct Leg {
     pub(super) name: String,
     pub(super) status: std::process::ExitStatus,
     pub(super) output: Vec<String>,
-    /// Scenarios that may pass no check (see [`SKIPPED_BY_SUITE`]).
+    /// Scenarios that may pass no check (see [`SKIPPED_BY_SUITE`](super::SKIPPED_BY_SUITE)).
     pub(super) excused: &'static [&'static str],
     /// The checks reported as skipped, but for those [`SKIPPED_BY_DESIGN`], as
     /// `<scenario>: <check>`.
