@@ -12,7 +12,7 @@
 //!    its intra-doc links (`crate::Tool::layer`) links into `api/`. Elsewhere a bare fence is
 //!    `text`.
 //! 3. Every ```` ```rust ```` block of the staged pages compiles and runs (`no_run`: compiles
-//!    only; `ignore` is refused): the pages become the doc comments of a generated crate,
+//!    only; `compile_fail`: must not compile; `ignore` and anything else is refused): the pages become the doc comments of a generated crate,
 //!    `target/docs-snippets/`, with path dependencies on the workspace's crates (all
 //!    features) and the workspace's `Cargo.lock`, and `cargo test --doc` runs them.
 //! 4. The pinned mdBook ([`MDBOOK_VERSION`], installed into `.tools/mdbook/` on first use)
@@ -490,9 +490,9 @@ fn test_snippets(
             }
             count += 1;
             for attr in &attrs[1..] {
-                if !["no_run", "edition2024"].contains(attr) {
+                if !["no_run", "compile_fail", "edition2024"].contains(attr) {
                     problems.push(format!(
-                        "{}:{}: ```{info}: only `no_run` may qualify a Rust block",
+                        "{}:{}: ```{info}: only `no_run` or `compile_fail` may qualify a Rust block",
                         page.display(),
                         n + 1
                     ));
