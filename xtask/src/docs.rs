@@ -69,7 +69,7 @@ pub(crate) fn docs(args: &[String]) -> Result<()> {
     // Problems that do not stop the build (so that one run shows them all); any fails it.
     let mut problems = Vec::new();
     let step = Instant::now();
-    rustdoc(&crates, &mut problems)?;
+    rustdoc(&root, &crates, &mut problems)?;
     eprintln!(
         "docs: rustdoc of {} crates ({:.1?})",
         crates.len(),
@@ -181,16 +181,41 @@ fn library_crates(root: &Path) -> Result<Vec<Library>> {
 
 /// `cargo doc --no-deps` of every library, `-D warnings`, default features then all features
 /// (the one the site gets). A failure with default features is recorded in `problems`.
-fn rustdoc(crates: &[Library], problems: &mut Vec<String>) -> Result<()> {
+///
+/// The two passes write the same `target/doc/`, so cargo redoes both on every run; the
+/// default-features pass is skipped when it passed on exactly these sources (a stamp of the
+/// crates' files, `Cargo.toml` and `Cargo.lock`), which makes a run on an unchanged tree fast.
+fn rustdoc(root: &Path, crates: &[Library], problems: &mut Vec<String>) -> Result<()> {
     let deny = [("RUSTDOCFLAGS".to_owned(), "-D warnings".to_owned())];
     let mut args = vec!["doc", "--no-deps"];
     for lib in crates {
         args.extend(["-p", lib.name.as_str()]);
     }
-    if let Err(e) = crate::cargo_with_env(&args, &deny) {
-        problems.push(format!(
-            "rustdoc with default features: {e:#} (its errors are above)"
-        ));
+    let mut inputs = vec![
+        fs::read(root.join("Cargo.toml"))?,
+        fs::read(root.join("Cargo.lock"))?,
+    ];
+    for lib in crates {
+        let mut files = walk(&lib.dir)?;
+        files.retain(|f| !f.components().any(|c| c.as_os_str() == "target"));
+        files.sort();
+        for file in files {
+            inputs.push(file.display().to_string().into_bytes());
+            inputs.push(fs::read(&file)?);
+        }
+    }
+    let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let stamp = Stamp::new(&root.join("target"), &inputs).named("docs-default-features.stamp");
+    if stamp.matches() {
+        eprintln!("docs: rustdoc with default features passed on these sources already");
+    } else {
+        stamp.clear();
+        match crate::cargo_with_env(&args, &deny) {
+            Ok(()) => stamp.write()?,
+            Err(e) => problems.push(format!(
+                "rustdoc with default features: {e:#} (its errors are above)"
+            )),
+        }
     }
     args.push("--all-features");
     crate::cargo_with_env(&args, &deny)
