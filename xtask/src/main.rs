@@ -8,6 +8,8 @@
 //! - `conformance`: the official MCP conformance suite against `everything-server --http`
 //!   and with `everything-client`, in a private network namespace; and the server legs again
 //!   through HAProxy in front of two `everything-server --redis` instances.
+//! - `docs`: the docs site (pinned mdBook) with every crate's rustdoc, into
+//!   `target/docs-site/`; every Rust snippet compiled and run, every local link checked.
 //! - `fuzz [--seconds N] [target...]`: runs the cargo-fuzz targets of `fuzz/` (nightly), N
 //!   seconds each (60 by default), seeding their corpora from the spec's examples.
 //! - `soak [--minutes M | --seconds S] [--sessions N] [--stdio N] [--release]`: many clients
@@ -211,6 +213,9 @@ fn ci() -> Result<()> {
     if !status.success() {
         bail!("cargo doc failed with {status}");
     }
+    // The docs site: every snippet compiled and run, every link checked, the crates' rustdoc
+    // with default features too.
+    docs::docs(&[])?;
     deps::check_deps()?;
     spec::spec_check(&shared_spec_dir())?;
     conformance::conformance()?;
