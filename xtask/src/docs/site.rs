@@ -1,0 +1,148 @@
+//! The pinned mdBook, and the check of every local link and anchor of the built site.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Result, bail};
+
+use super::{MDBOOK_FEATURES, MDBOOK_VERSION, read, walk};
+use crate::setup::{self, Stamp};
+
+/// The pinned mdBook, installed into `.tools/mdbook/` (with a stamp of the pin) when missing.
+pub(super) fn ensure_mdbook() -> Result<PathBuf> {
+    let root = setup::tools_dir().join("mdbook");
+    let bin = root.join("bin").join("mdbook");
+    let stamp = Stamp::new(
+        &root,
+        &[MDBOOK_VERSION.as_bytes(), MDBOOK_FEATURES.as_bytes()],
+    );
+    if stamp.matches() && bin.is_file() {
+        return Ok(bin);
+    }
+    let version = |bin: &Path| {
+        Command::new(bin)
+            .arg("--version")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    };
+    // Installed with the pin but without a stamp (an interrupted run): take it as it is.
+    if version(&bin)
+        .split_whitespace()
+        .any(|w| w == format!("v{MDBOOK_VERSION}"))
+    {
+        stamp.write()?;
+        return Ok(bin);
+    }
+    stamp.clear();
+    let root_arg = root.display().to_string();
+    crate::run(
+        "cargo",
+        &[
+            "install",
+            "--locked",
+            "--force",
+            "--version",
+            MDBOOK_VERSION,
+            "--no-default-features",
+            "--features",
+            MDBOOK_FEATURES,
+            "--root",
+            &root_arg,
+            "mdbook",
+        ],
+    )?;
+    let got = version(&bin);
+    if !got
+        .split_whitespace()
+        .any(|w| w == format!("v{MDBOOK_VERSION}"))
+    {
+        bail!(
+            "{} reports {:?}, expected {MDBOOK_VERSION}",
+            bin.display(),
+            got.trim()
+        );
+    }
+    stamp.write()?;
+    Ok(bin)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Links
+
+/// Checks every local `href`/`src` of the site's pages (not those of `api/`): the file exists,
+/// and so does the `#fragment`'s id in it. Returns how many were checked.
+pub(super) fn check_links(site: &Path) -> Result<usize> {
+    let mut count = 0;
+    let mut broken = Vec::new();
+    let mut cache: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for page in walk(site)? {
+        let rel = page.strip_prefix(site)?;
+        // 404.html is served at the site's root whatever the URL, and print.html repeats
+        // every page with its links rewritten: the pages themselves are checked.
+        let derived = ["404.html", "print.html"]
+            .iter()
+            .any(|d| rel == Path::new(d));
+        if derived || rel.starts_with("api") || page.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = read(&page)?;
+        for link in attr_values(&html, &["href=\"", "src=\""]) {
+            if link.contains("://")
+                || link.starts_with("mailto:")
+                || link.starts_with("javascript:")
+            {
+                continue;
+            }
+            count += 1;
+            let (path, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let path = path.split('?').next().unwrap_or_default();
+            let mut file = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap_or(site).join(path)
+            };
+            if file.is_dir() {
+                file = file.join("index.html");
+            }
+            if !file.is_file() {
+                broken.push(format!("{}: {link} (no such file)", rel.display()));
+                continue;
+            }
+            if fragment.is_empty() || file.extension().is_none_or(|e| e != "html") {
+                continue;
+            }
+            let target = match cache.get(&file) {
+                Some(t) => t,
+                None => {
+                    let t = read(&file)?;
+                    cache.entry(file.clone()).or_insert(t)
+                }
+            };
+            if !target.contains(&format!("id=\"{fragment}\"")) {
+                broken.push(format!("{}: {link} (no id {fragment:?})", rel.display()));
+            }
+        }
+    }
+    if !broken.is_empty() {
+        bail!("broken links in the site:\n{}", broken.join("\n"));
+    }
+    Ok(count)
+}
+
+/// The values of the attributes starting with one of `prefixes` (`href="`), HTML entities
+/// for `&` decoded.
+pub(super) fn attr_values(html: &str, prefixes: &[&str]) -> Vec<String> {
+    let mut values = Vec::new();
+    for prefix in prefixes {
+        let mut rest = html;
+        while let Some(at) = rest.find(prefix) {
+            let after = &rest[at + prefix.len()..];
+            let end = after.find('"').unwrap_or(after.len());
+            values.push(after[..end].replace("&amp;", "&"));
+            rest = &after[end..];
+        }
+    }
+    values
+}
