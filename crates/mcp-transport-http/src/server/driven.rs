@@ -157,34 +157,6 @@ impl Driven {
 /// future keeps waking itself.
 const SETTLE: usize = 4;
 
-/// The future of a session whose own task is not started yet (a stateless POST's: the POST
-/// drives it, and usually to its end, so no task is spawned for it). If it has not completed
-/// when this is dropped (the answer streams on, or the POST went away), its task is started
-/// then, through the service's [`Spawner`](super::Spawner).
-pub(crate) struct Deferred {
-    driven: Option<Arc<Driven>>,
-    config: Arc<super::config::Config>,
-}
-
-impl Deferred {
-    pub(crate) fn new(driven: Arc<Driven>, config: Arc<super::config::Config>) -> Self {
-        Deferred {
-            driven: Some(driven),
-            config,
-        }
-    }
-}
-
-impl Drop for Deferred {
-    fn drop(&mut self) {
-        if let Some(driven) = self.driven.take()
-            && !lock(&driven.wake.state).done
-        {
-            self.config.spawner.0.spawn(Box::pin(driven.background()));
-        }
-    }
-}
-
 /// A task driving the session's future in the foreground; on drop, hands it back to the
 /// session's own task (waking it if something happened since the last poll).
 struct Foreground<'a> {

@@ -159,7 +159,8 @@ async fn post_modern(
     let id = request.id.clone();
     let params = modern::check(&parts.headers, header_version, request)
         .map_err(|r| reject(r.status, r.error, Some(&id)))?;
-    let (session, _deferred) = shared.open_stateless(
+    let session = shared.open_session(
+        SessionKind::Stateless,
         header_version.map(str::to_owned),
         parts.headers.clone(),
         parts.extensions.clone(),
@@ -187,7 +188,8 @@ async fn post_stateless(
         }
         return Ok(accepted());
     }
-    let (session, _deferred) = shared.open_stateless(
+    let session = shared.open_session(
+        SessionKind::Stateless,
         version.clone(),
         parts.headers.clone(),
         parts.extensions.clone(),

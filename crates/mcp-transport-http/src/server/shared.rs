@@ -14,7 +14,7 @@ use axum::response::Response;
 use futures::future::BoxFuture;
 
 use super::config::Config;
-use super::driven::{Deferred, Driven};
+use super::driven::Driven;
 use super::handle::{HttpSessionTransport, SessionHandle, SessionInfo};
 use super::registry::{Limits, Refused, Registry};
 use super::respond::{too_many_sessions, too_many_sessions_for_client};
@@ -121,29 +121,7 @@ impl Shared {
             generation: 0,
             taken_over: false,
         };
-        let (session, driven) =
-            self.start_session(opening, protocol_version, headers, extensions)?;
-        self.config.spawner.0.spawn(Box::pin(driven.background()));
-        Ok(session)
-    }
-
-    /// Opens a stateless session whose task is started only if the POST that drives it
-    /// leaves it unfinished (see [`Deferred`]).
-    pub(crate) fn open_stateless(
-        &self,
-        protocol_version: Option<String>,
-        headers: http::HeaderMap,
-        extensions: http::Extensions,
-    ) -> Result<(Arc<Session>, Deferred), Response> {
-        let opening = Opening {
-            kind: SessionKind::Stateless,
-            id: None,
-            generation: 0,
-            taken_over: false,
-        };
-        let (session, driven) =
-            self.start_session(opening, protocol_version, headers, extensions)?;
-        Ok((session, Deferred::new(driven, self.config.clone())))
+        self.start_session(opening, protocol_version, headers, extensions)
     }
 
     /// Starts serving here the stateful session `id` that another instance held (its
@@ -162,10 +140,7 @@ impl Shared {
             generation,
             taken_over: true,
         };
-        let (session, driven) =
-            self.start_session(opening, protocol_version, headers, extensions)?;
-        self.config.spawner.0.spawn(Box::pin(driven.background()));
-        Ok(session)
+        self.start_session(opening, protocol_version, headers, extensions)
     }
 
     fn start_session(
@@ -174,7 +149,7 @@ impl Shared {
         protocol_version: Option<String>,
         headers: http::HeaderMap,
         extensions: http::Extensions,
-    ) -> Result<(Arc<Session>, Arc<Driven>), Response> {
+    ) -> Result<Arc<Session>, Response> {
         let Opening {
             kind,
             id,
@@ -227,7 +202,7 @@ impl Shared {
             _ => None,
         };
         let task_session = session.clone();
-        let driven = Driven::new(Box::pin(async move {
+        let fut: BoxFuture<'static, ()> = Box::pin(async move {
             let fut = pin!(fut);
             match idle {
                 Some(timeout) => {
@@ -244,9 +219,18 @@ impl Shared {
             }
             task_session.end();
             task_session.forget().await;
-        }));
-        session.set_driven(&driven);
-        Ok((session, driven))
+        });
+        // A stateful session's POSTs poll its future while they wait (see `Driven`). A
+        // stateless session runs on its own task as before: the bench measured the driving
+        // slower there at c >= 8 (2026-07-28, c=64: 32.6 -> 39.9 us per request).
+        if kind == SessionKind::Stateful {
+            let driven = Driven::new(fut);
+            session.set_driven(&driven);
+            self.config.spawner.0.spawn(Box::pin(driven.background()));
+        } else {
+            self.config.spawner.0.spawn(fut);
+        }
+        Ok(session)
     }
 }
 
