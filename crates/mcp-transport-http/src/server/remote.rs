@@ -11,7 +11,6 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, StatusCode, header};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 
 use super::checks::PROTOCOL_VERSION;
 use super::config::Directory;
@@ -35,12 +34,26 @@ pub(crate) enum Resolved {
 /// first forward: a service that never forwards keeps none).
 pub(crate) type ForwardClient = Client<HttpConnector, Body>;
 
+/// Runs the forwarding client's connection tasks through the service's
+/// [`Spawner`](super::Spawner), the one place this crate starts tasks.
+#[derive(Clone)]
+struct ThroughSpawner(Arc<super::config::Config>);
+
+impl<F> hyper::rt::Executor<F> for ThroughSpawner
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    fn execute(&self, future: F) {
+        self.0.spawner.0.spawn(Box::pin(future));
+    }
+}
+
 fn client(shared: &Shared) -> &ForwardClient {
     shared.forward_client.get_or_init(|| {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         connector.set_connect_timeout(Some(shared.config.forward_connect_timeout));
-        Client::builder(TokioExecutor::new()).build(connector)
+        Client::builder(ThroughSpawner(shared.config.clone())).build(connector)
     })
 }
 
