@@ -347,27 +347,29 @@ impl<'a> Samples<'a> {
 
     /// A client or server named `name`, with every field the revision has.
     fn implementation(&self, name: &str, title: &str) -> Implementation {
-        Implementation {
-            title: self.since_2025_06_18().then(|| title.to_owned()),
-            description: self
+        {
+            let mut built = Implementation::new(name, "1.4.2");
+            built.title = self.since_2025_06_18().then(|| title.to_owned());
+            built.description = self
                 .since_2025_11_25()
-                .then(|| format!("{title}, used in the spec-check samples")),
-            icons: self.icons("app"),
-            website_url: self
+                .then(|| format!("{title}, used in the spec-check samples"));
+            built.icons = self.icons("app");
+            built.website_url = self
                 .since_2025_11_25()
-                .then(|| "https://example.com/mcp".to_owned()),
-            ..Implementation::new(name, "1.4.2")
+                .then(|| "https://example.com/mcp".to_owned());
+            built
         }
     }
 
     /// A light and a dark icon named `name`, on revisions with icons.
     fn icons(&self, name: &str) -> Option<Vec<Icon>> {
-        let icon = |theme: IconTheme, suffix: &str| Icon {
-            src: format!("https://example.com/icons/{name}-{suffix}.png"),
-            mime_type: Some("image/png".to_owned()),
-            sizes: Some(vec!["48x48".to_owned(), "96x96".to_owned()]),
-            theme: Some(theme),
-            ..Default::default()
+        let icon = |theme: IconTheme, suffix: &str| {
+            let mut built = Icon::default();
+            built.src = format!("https://example.com/icons/{name}-{suffix}.png");
+            built.mime_type = Some("image/png".to_owned());
+            built.sizes = Some(vec!["48x48".to_owned(), "96x96".to_owned()]);
+            built.theme = Some(theme);
+            built
         };
         self.since_2025_11_25().then(|| {
             vec![
@@ -379,105 +381,123 @@ impl<'a> Samples<'a> {
 
     /// Content annotations with every field the revision has.
     fn annotations(&self) -> Annotations {
-        Annotations {
-            audience: Some(vec![Role::User, Role::Assistant]),
-            priority: Some(0.7),
-            last_modified: self
+        {
+            let mut built = Annotations::default();
+            built.audience = Some(vec![Role::User, Role::Assistant]);
+            built.priority = Some(0.7);
+            built.last_modified = self
                 .since_2025_06_18()
-                .then(|| "2025-05-01T12:00:00Z".to_owned()),
-            ..Default::default()
+                .then(|| "2025-05-01T12:00:00Z".to_owned());
+            built
         }
     }
 
     /// A client supporting everything the revision lets it declare.
     fn client_capabilities(&self) -> ClientCapabilities {
         let empty = || Some(JsonObject::new());
-        ClientCapabilities {
-            extensions: (!self.stateful()).then(|| extension(TASKS_EXTENSION)),
-            roots: Some(RootsCapability {
-                list_changed: self.stateful().then_some(true),
-                ..Default::default()
-            }),
-            sampling: Some(SamplingCapability {
-                context: self.since_2025_11_25().then(JsonObject::new),
-                tools: self.since_2025_11_25().then(JsonObject::new),
-                ..Default::default()
-            }),
-            elicitation: self.rev.has_elicitation().then(|| ElicitationCapability {
-                form: self.rev.has_url_elicitation().then(JsonObject::new),
-                url: self.rev.has_url_elicitation().then(JsonObject::new),
-                ..Default::default()
-            }),
-            tasks: self.rev.has_core_tasks().then(|| ClientTasksCapability {
-                list: empty(),
-                cancel: empty(),
-                requests: Some(ClientTaskRequestsCapability {
-                    sampling: Some(SamplingTasksCapability {
-                        create_message: empty(),
-                        ..Default::default()
-                    }),
-                    elicitation: Some(ElicitationTasksCapability {
-                        create: empty(),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
+        {
+            let mut built = ClientCapabilities::default();
+            built.extensions = (!self.stateful()).then(|| extension(TASKS_EXTENSION));
+            built.roots = Some({
+                let mut built = RootsCapability::default();
+                built.list_changed = self.stateful().then_some(true);
+                built
+            });
+            built.sampling = Some({
+                let mut built = SamplingCapability::default();
+                built.context = self.since_2025_11_25().then(JsonObject::new);
+                built.tools = self.since_2025_11_25().then(JsonObject::new);
+                built
+            });
+            built.elicitation = self.rev.has_elicitation().then(|| {
+                let mut built = ElicitationCapability::default();
+                built.form = self.rev.has_url_elicitation().then(JsonObject::new);
+                built.url = self.rev.has_url_elicitation().then(JsonObject::new);
+                built
+            });
+            built.tasks = self.rev.has_core_tasks().then(|| {
+                let mut built = ClientTasksCapability::default();
+                built.list = empty();
+                built.cancel = empty();
+                built.requests = Some({
+                    let mut built = ClientTaskRequestsCapability::default();
+                    built.sampling = Some({
+                        let mut built = SamplingTasksCapability::default();
+                        built.create_message = empty();
+                        built
+                    });
+                    built.elicitation = Some({
+                        let mut built = ElicitationTasksCapability::default();
+                        built.create = empty();
+                        built
+                    });
+                    built
+                });
+                built
+            });
+            built
         }
     }
 
     /// A server supporting everything the revision lets it declare.
     fn server_capabilities(&self) -> ServerCapabilities {
         let empty = || Some(JsonObject::new());
-        ServerCapabilities {
-            extensions: (!self.stateful()).then(|| extension(TASKS_EXTENSION)),
-            logging: empty(),
-            completions: self.since_2025_03_26().then(JsonObject::new),
-            prompts: Some(PromptsCapability {
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            resources: Some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            tools: Some(ToolsCapability {
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            tasks: self.rev.has_core_tasks().then(|| ServerTasksCapability {
-                list: empty(),
-                cancel: empty(),
-                requests: Some(ServerTaskRequestsCapability {
-                    tools: Some(ToolsTasksCapability {
-                        call: empty(),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
+        {
+            let mut built = ServerCapabilities::default();
+            built.extensions = (!self.stateful()).then(|| extension(TASKS_EXTENSION));
+            built.logging = empty();
+            built.completions = self.since_2025_03_26().then(JsonObject::new);
+            built.prompts = Some({
+                let mut built = PromptsCapability::default();
+                built.list_changed = Some(true);
+                built
+            });
+            built.resources = Some({
+                let mut built = ResourcesCapability::default();
+                built.subscribe = Some(true);
+                built.list_changed = Some(true);
+                built
+            });
+            built.tools = Some({
+                let mut built = ToolsCapability::default();
+                built.list_changed = Some(true);
+                built
+            });
+            built.tasks = self.rev.has_core_tasks().then(|| {
+                let mut built = ServerTasksCapability::default();
+                built.list = empty();
+                built.cancel = empty();
+                built.requests = Some({
+                    let mut built = ServerTaskRequestsCapability::default();
+                    built.tools = Some({
+                        let mut built = ToolsTasksCapability::default();
+                        built.call = empty();
+                        built
+                    });
+                    built
+                });
+                built
+            });
+            built
         }
     }
 
     /// One block of every content kind the revision allows in tool results and prompts.
     fn content_blocks(&self) -> Vec<ContentBlock> {
         let mut blocks = vec![
-            TextContent {
-                annotations: Some(self.annotations()),
-                meta: self
+            {
+                let mut built = TextContent::new("Sunny, 22°C, light wind from the west.");
+                built.annotations = Some(self.annotations());
+                built.meta = self
                     .since_2025_06_18()
-                    .then(|| meta_entry("com.example/source", json!("forecast-api"))),
-                ..TextContent::new("Sunny, 22°C, light wind from the west.")
+                    .then(|| meta_entry("com.example/source", json!("forecast-api")));
+                built
             }
             .into(),
-            ImageContent {
-                annotations: Some(self.annotations()),
-                ..ImageContent::new(PNG, "image/png")
+            {
+                let mut built = ImageContent::new(PNG, "image/png");
+                built.annotations = Some(self.annotations());
+                built
             }
             .into(),
         ];
@@ -486,22 +506,24 @@ impl<'a> Samples<'a> {
         }
         if self.since_2025_06_18() {
             blocks.push(
-                ResourceLink {
-                    title: Some("Weather report".to_owned()),
-                    description: Some("The full report for today".to_owned()),
-                    mime_type: Some("text/markdown".to_owned()),
-                    size: Some(2048),
-                    annotations: Some(self.annotations()),
-                    icons: self.icons("report"),
-                    ..ResourceLink::new("file:///reports/today.md", "today.md")
+                {
+                    let mut built = ResourceLink::new("file:///reports/today.md", "today.md");
+                    built.title = Some("Weather report".to_owned());
+                    built.description = Some("The full report for today".to_owned());
+                    built.mime_type = Some("text/markdown".to_owned());
+                    built.size = Some(2048);
+                    built.annotations = Some(self.annotations());
+                    built.icons = self.icons("report");
+                    built
                 }
                 .into(),
             );
         }
         blocks.push(
-            EmbeddedResource {
-                annotations: Some(self.annotations()),
-                ..EmbeddedResource::new(text_contents())
+            {
+                let mut built = EmbeddedResource::new(text_contents());
+                built.annotations = Some(self.annotations());
+                built
             }
             .into(),
         );
@@ -527,27 +549,30 @@ impl<'a> Samples<'a> {
             },
             "required": ["temperature", "conditions"]
         }));
-        Tool {
-            title: self.since_2025_06_18().then(|| "Weather".to_owned()),
-            description: Some("Gets the current weather for a city".to_owned()),
-            output_schema: self.rev.has_structured_content().then_some(output_schema),
-            annotations: self.since_2025_03_26().then(|| ToolAnnotations {
-                title: Some("Weather".to_owned()),
-                read_only_hint: Some(true),
-                destructive_hint: Some(false),
-                idempotent_hint: Some(true),
-                open_world_hint: Some(true),
-                ..Default::default()
-            }),
-            execution: self.rev.has_core_tasks().then(|| ToolExecution {
-                task_support: Some(ToolTaskSupport::Optional),
-                ..Default::default()
-            }),
-            icons: self.icons("weather"),
-            meta: self
+        {
+            let mut built = Tool::new("get_weather", input_schema);
+            built.title = self.since_2025_06_18().then(|| "Weather".to_owned());
+            built.description = Some("Gets the current weather for a city".to_owned());
+            built.output_schema = self.rev.has_structured_content().then_some(output_schema);
+            built.annotations = self.since_2025_03_26().then(|| {
+                let mut built = ToolAnnotations::default();
+                built.title = Some("Weather".to_owned());
+                built.read_only_hint = Some(true);
+                built.destructive_hint = Some(false);
+                built.idempotent_hint = Some(true);
+                built.open_world_hint = Some(true);
+                built
+            });
+            built.execution = self.rev.has_core_tasks().then(|| {
+                let mut built = ToolExecution::default();
+                built.task_support = Some(ToolTaskSupport::Optional);
+                built
+            });
+            built.icons = self.icons("weather");
+            built.meta = self
                 .since_2025_06_18()
-                .then(|| meta_entry("com.example/category", json!("weather"))),
-            ..Tool::new("get_weather", input_schema)
+                .then(|| meta_entry("com.example/category", json!("weather")));
+            built
         }
     }
 }
@@ -561,17 +586,19 @@ const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA="
 
 /// The text contents of a source file.
 fn text_contents() -> TextResourceContents {
-    TextResourceContents {
-        mime_type: Some("text/x-rust".to_owned()),
-        ..TextResourceContents::new("file:///project/src/main.rs", "fn main() {}\n")
+    {
+        let mut built = TextResourceContents::new("file:///project/src/main.rs", "fn main() {}\n");
+        built.mime_type = Some("text/x-rust".to_owned());
+        built
     }
 }
 
 /// The binary contents of an image.
 fn blob_contents() -> BlobResourceContents {
-    BlobResourceContents {
-        mime_type: Some("image/png".to_owned()),
-        ..BlobResourceContents::new("file:///project/logo.png", PNG)
+    {
+        let mut built = BlobResourceContents::new("file:///project/logo.png", PNG);
+        built.mime_type = Some("image/png".to_owned());
+        built
     }
 }
 
@@ -582,15 +609,18 @@ fn weather() -> Value {
 
 /// Task [`TASK_ID`] in state `status` (2025-11-25).
 fn task(status: TaskStatus, message: &str) -> Task {
-    Task {
-        task_id: TASK_ID.to_owned(),
-        status,
-        status_message: Some(message.to_owned()),
-        created_at: "2025-11-25T10:30:00Z".to_owned(),
-        last_updated_at: "2025-11-25T10:40:00Z".to_owned(),
-        ttl: Some(60_000),
-        poll_interval: Some(5_000),
-        extra: JsonObject::new(),
+    {
+        let mut built = Task::new(
+            TASK_ID,
+            status,
+            "2025-11-25T10:30:00Z",
+            "2025-11-25T10:40:00Z",
+        );
+        built.status_message = Some(message.to_owned());
+        built.ttl = Some(60_000);
+        built.poll_interval = Some(5_000);
+        built.extra = JsonObject::new();
+        built
     }
 }
 
@@ -653,13 +683,14 @@ fn lifecycle(s: &mut Samples<'_>) {
             s.implementation("example-client", "Example Client"),
         );
         s.request::<Initialize>("InitializeRequest", params);
-        let result = InitializeResult {
-            instructions: Some("Use get_weather for forecasts.".to_owned()),
-            ..InitializeResult::new(
+        let result = {
+            let mut built = InitializeResult::new(
                 s.rev.clone(),
                 s.server_capabilities(),
                 s.implementation("example-server", "Example Server"),
-            )
+            );
+            built.instructions = Some("Use get_weather for forecasts.".to_owned());
+            built
         };
         s.push("InitializeResult", &result);
         s.notification::<Initialized>("InitializedNotification", EmptyParams::default());
@@ -667,21 +698,23 @@ fn lifecycle(s: &mut Samples<'_>) {
     } else {
         let id = s.request::<Discover>("DiscoverRequest", EmptyParams::default());
         let server = s.implementation("example-server", "Example Server");
-        let result = DiscoverResult {
-            supported_versions: vec![ProtocolVersion::V2025_11_25, s.rev.clone()],
-            capabilities: s.server_capabilities(),
-            instructions: Some("Use get_weather for forecasts.".to_owned()),
-            result_type: s.complete(),
-            ttl_ms: Some(3_600_000),
-            cache_scope: Some(CacheScope::Public),
-            meta: Some(meta_entry(SERVER_INFO_META_KEY, to_json(&server))),
-            ..Default::default()
+        let result = {
+            let mut built = DiscoverResult::default();
+            built.supported_versions = vec![ProtocolVersion::V2025_11_25, s.rev.clone()];
+            built.capabilities = s.server_capabilities();
+            built.instructions = Some("Use get_weather for forecasts.".to_owned());
+            built.result_type = s.complete();
+            built.ttl_ms = Some(3_600_000);
+            built.cache_scope = Some(CacheScope::Public);
+            built.meta = Some(meta_entry(SERVER_INFO_META_KEY, to_json(&server)));
+            built
         };
         s.answer(id, "DiscoverResult", "DiscoverResultResponse", result);
     }
-    let empty = EmptyResult {
-        result_type: s.complete(),
-        ..Default::default()
+    let empty = {
+        let mut built = EmptyResult::default();
+        built.result_type = s.complete();
+        built
     };
     s.push("EmptyResult", &empty);
 }
@@ -689,80 +722,85 @@ fn lifecycle(s: &mut Samples<'_>) {
 /// `tools/list`, `tools/call` and `notifications/tools/list_changed`.
 fn tools(s: &mut Samples<'_>) {
     let id = s.request::<ListTools>("ListToolsRequest", PaginatedRequestParams::default());
-    let listed = ListToolsResult {
-        next_cursor: Some("page-2".to_owned()),
-        ttl_ms: s.ttl_ms(300_000),
-        cache_scope: s.cache_scope(CacheScope::Public),
-        result_type: s.complete(),
-        ..ListToolsResult::new(vec![
+    let listed = {
+        let mut built = ListToolsResult::new(vec![
             s.weather_tool(),
             Tool::new("list_cities", Tool::empty_input_schema()),
-        ])
+        ]);
+        built.next_cursor = Some("page-2".to_owned());
+        built.ttl_ms = s.ttl_ms(300_000);
+        built.cache_scope = s.cache_scope(CacheScope::Public);
+        built.result_type = s.complete();
+        built
     };
     s.answer(id, "ListToolsResult", "ListToolsResultResponse", listed);
     s.request::<ListTools>("ListToolsRequest", PaginatedRequestParams::at("page-2"));
 
     let arguments = object(json!({"city": "Paris", "units": "metric"}));
-    let call = CallToolRequestParams {
-        meta: Some(meta_entry("progressToken", json!("call-progress-1"))),
-        ..CallToolRequestParams::with_arguments("get_weather", arguments)
+    let call = {
+        let mut built = CallToolRequestParams::with_arguments("get_weather", arguments);
+        built.meta = Some(meta_entry("progressToken", json!("call-progress-1")));
+        built
     };
     let id = s.request::<CallTool>("CallToolRequest", call);
-    let result = CallToolResult {
-        content: s.content_blocks(),
-        structured_content: s.rev.has_structured_content().then(weather),
-        is_error: Some(false),
-        result_type: s.complete(),
-        ..Default::default()
+    let result = {
+        let mut built = CallToolResult::default();
+        built.content = s.content_blocks();
+        built.structured_content = s.rev.has_structured_content().then(weather);
+        built.is_error = Some(false);
+        built.result_type = s.complete();
+        built
     };
     s.answer(id, "CallToolResult", "CallToolResultResponse", result);
-    let failed = CallToolResult {
-        result_type: s.complete(),
-        ..CallToolResult::error("Unknown city: Atlantis")
+    let failed = {
+        let mut built = CallToolResult::error("Unknown city: Atlantis");
+        built.result_type = s.complete();
+        built
     };
     s.push("CallToolResult", &failed);
     if !s.stateful() {
         // 2026-07-28 lets structured content be any JSON value.
-        let forecast = CallToolResult {
-            result_type: s.complete(),
-            ..CallToolResult::structured(json!([weather(), weather()]))
+        let forecast = {
+            let mut built = CallToolResult::structured(json!([weather(), weather()]));
+            built.result_type = s.complete();
+            built
         };
         s.push("CallToolResult", &forecast);
     }
-    s.notification::<ToolListChanged>(
-        "ToolListChangedNotification",
-        EmptyParams {
-            meta: s.subscription_meta(),
-            ..Default::default()
-        },
-    );
+    s.notification::<ToolListChanged>("ToolListChangedNotification", {
+        let mut built = EmptyParams::default();
+        built.meta = s.subscription_meta();
+        built
+    });
 }
 
 /// `resources/*` requests and their notifications.
 fn resources(s: &mut Samples<'_>) {
     let id = s.request::<ListResources>("ListResourcesRequest", PaginatedRequestParams::default());
-    let resource = Resource {
-        title: s.since_2025_06_18().then(|| "Main source file".to_owned()),
-        description: Some("The program's entry point".to_owned()),
-        mime_type: Some("text/x-rust".to_owned()),
-        size: Some(13),
-        annotations: Some(s.annotations()),
-        icons: s.icons("rust"),
-        meta: s
+    let resource = {
+        let mut built = Resource::new("file:///project/src/main.rs", "main.rs");
+        built.title = s.since_2025_06_18().then(|| "Main source file".to_owned());
+        built.description = Some("The program's entry point".to_owned());
+        built.mime_type = Some("text/x-rust".to_owned());
+        built.size = Some(13);
+        built.annotations = Some(s.annotations());
+        built.icons = s.icons("rust");
+        built.meta = s
             .since_2025_06_18()
-            .then(|| meta_entry("com.example/owner", json!("build-team"))),
-        ..Resource::new("file:///project/src/main.rs", "main.rs")
+            .then(|| meta_entry("com.example/owner", json!("build-team")));
+        built
     };
-    let listed = ListResourcesResult {
-        resources: vec![
+    let listed = {
+        let mut built = ListResourcesResult::default();
+        built.resources = vec![
             resource,
             Resource::new("file:///project/logo.png", "logo.png"),
-        ],
-        next_cursor: Some("page-2".to_owned()),
-        ttl_ms: s.ttl_ms(60_000),
-        cache_scope: s.cache_scope(CacheScope::Private),
-        result_type: s.complete(),
-        ..Default::default()
+        ];
+        built.next_cursor = Some("page-2".to_owned());
+        built.ttl_ms = s.ttl_ms(60_000);
+        built.cache_scope = s.cache_scope(CacheScope::Private);
+        built.result_type = s.complete();
+        built
     };
     s.answer(
         id,
@@ -775,20 +813,22 @@ fn resources(s: &mut Samples<'_>) {
         "ListResourceTemplatesRequest",
         PaginatedRequestParams::default(),
     );
-    let template = ResourceTemplate {
-        title: s.since_2025_06_18().then(|| "Project files".to_owned()),
-        description: Some("Any file of the project".to_owned()),
-        mime_type: Some("text/plain".to_owned()),
-        annotations: Some(s.annotations()),
-        icons: s.icons("file"),
-        ..ResourceTemplate::new("file:///project/{path}", "project-file")
+    let template = {
+        let mut built = ResourceTemplate::new("file:///project/{path}", "project-file");
+        built.title = s.since_2025_06_18().then(|| "Project files".to_owned());
+        built.description = Some("Any file of the project".to_owned());
+        built.mime_type = Some("text/plain".to_owned());
+        built.annotations = Some(s.annotations());
+        built.icons = s.icons("file");
+        built
     };
-    let listed = ListResourceTemplatesResult {
-        resource_templates: vec![template],
-        ttl_ms: s.ttl_ms(60_000),
-        cache_scope: s.cache_scope(CacheScope::Public),
-        result_type: s.complete(),
-        ..Default::default()
+    let listed = {
+        let mut built = ListResourceTemplatesResult::default();
+        built.resource_templates = vec![template];
+        built.ttl_ms = s.ttl_ms(60_000);
+        built.cache_scope = s.cache_scope(CacheScope::Public);
+        built.result_type = s.complete();
+        built
     };
     s.answer(
         id,
@@ -801,14 +841,15 @@ fn resources(s: &mut Samples<'_>) {
         "ReadResourceRequest",
         ReadResourceRequestParams::new("file:///project/src/main.rs"),
     );
-    let read = ReadResourceResult {
-        ttl_ms: s.ttl_ms(0),
-        cache_scope: s.cache_scope(CacheScope::Private),
-        result_type: s.complete(),
-        ..ReadResourceResult::new(vec![
+    let read = {
+        let mut built = ReadResourceResult::new(vec![
             ResourceContents::Text(text_contents()),
             ResourceContents::Blob(blob_contents()),
-        ])
+        ]);
+        built.ttl_ms = s.ttl_ms(0);
+        built.cache_scope = s.cache_scope(CacheScope::Private);
+        built.result_type = s.complete();
+        built
     };
     s.answer(id, "ReadResourceResult", "ReadResourceResultResponse", read);
 
@@ -817,53 +858,53 @@ fn resources(s: &mut Samples<'_>) {
         s.request::<Subscribe>("SubscribeRequest", ResourceRequestParams::new(uri));
         s.request::<Unsubscribe>("UnsubscribeRequest", ResourceRequestParams::new(uri));
     }
-    s.notification::<ResourceUpdated>(
-        "ResourceUpdatedNotification",
-        ResourceUpdatedNotificationParams {
-            meta: s.subscription_meta(),
-            ..ResourceUpdatedNotificationParams::new("file:///project/src/main.rs")
-        },
-    );
-    s.notification::<ResourceListChanged>(
-        "ResourceListChangedNotification",
-        EmptyParams {
-            meta: s.subscription_meta(),
-            ..Default::default()
-        },
-    );
+    s.notification::<ResourceUpdated>("ResourceUpdatedNotification", {
+        let mut built = ResourceUpdatedNotificationParams::new("file:///project/src/main.rs");
+        built.meta = s.subscription_meta();
+        built
+    });
+    s.notification::<ResourceListChanged>("ResourceListChangedNotification", {
+        let mut built = EmptyParams::default();
+        built.meta = s.subscription_meta();
+        built
+    });
 }
 
 /// `prompts/list`, `prompts/get` and `notifications/prompts/list_changed`.
 fn prompts(s: &mut Samples<'_>) {
     let id = s.request::<ListPrompts>("ListPromptsRequest", PaginatedRequestParams::default());
-    let argument = PromptArgument {
-        title: s.since_2025_06_18().then(|| "Code".to_owned()),
-        description: Some("The code to review".to_owned()),
-        ..PromptArgument::new("code", true)
+    let argument = {
+        let mut built = PromptArgument::new("code", true);
+        built.title = s.since_2025_06_18().then(|| "Code".to_owned());
+        built.description = Some("The code to review".to_owned());
+        built
     };
-    let prompt = Prompt {
-        title: s.since_2025_06_18().then(|| "Code review".to_owned()),
-        description: Some("Asks the model to review code".to_owned()),
-        arguments: Some(vec![argument, PromptArgument::new("style", false)]),
-        icons: s.icons("review"),
-        ..Prompt::new("code_review")
+    let prompt = {
+        let mut built = Prompt::new("code_review");
+        built.title = s.since_2025_06_18().then(|| "Code review".to_owned());
+        built.description = Some("Asks the model to review code".to_owned());
+        built.arguments = Some(vec![argument, PromptArgument::new("style", false)]);
+        built.icons = s.icons("review");
+        built
     };
-    let listed = ListPromptsResult {
-        prompts: vec![prompt, Prompt::new("summarize")],
-        next_cursor: Some("page-2".to_owned()),
-        ttl_ms: s.ttl_ms(300_000),
-        cache_scope: s.cache_scope(CacheScope::Public),
-        result_type: s.complete(),
-        ..Default::default()
+    let listed = {
+        let mut built = ListPromptsResult::default();
+        built.prompts = vec![prompt, Prompt::new("summarize")];
+        built.next_cursor = Some("page-2".to_owned());
+        built.ttl_ms = s.ttl_ms(300_000);
+        built.cache_scope = s.cache_scope(CacheScope::Public);
+        built.result_type = s.complete();
+        built
     };
     s.answer(id, "ListPromptsResult", "ListPromptsResultResponse", listed);
 
-    let get = GetPromptRequestParams {
-        arguments: Some(BTreeMap::from([(
+    let get = {
+        let mut built = GetPromptRequestParams::new("code_review");
+        built.arguments = Some(BTreeMap::from([(
             "code".to_owned(),
             "fn main() {}".to_owned(),
-        )])),
-        ..GetPromptRequestParams::new("code_review")
+        )]));
+        built
     };
     let id = s.request::<GetPrompt>("GetPromptRequest", get);
     let mut messages = vec![PromptMessage::user_text("Please review this code.")];
@@ -873,47 +914,51 @@ fn prompts(s: &mut Samples<'_>) {
             .map(|block| PromptMessage::new(Role::User, block)),
     );
     messages.push(PromptMessage::assistant_text("It looks fine."));
-    let result = GetPromptResult {
-        description: Some("A code review".to_owned()),
-        result_type: s.complete(),
-        ..GetPromptResult::new(messages)
+    let result = {
+        let mut built = GetPromptResult::new(messages);
+        built.description = Some("A code review".to_owned());
+        built.result_type = s.complete();
+        built
     };
     s.answer(id, "GetPromptResult", "GetPromptResultResponse", result);
-    s.notification::<PromptListChanged>(
-        "PromptListChangedNotification",
-        EmptyParams {
-            meta: s.subscription_meta(),
-            ..Default::default()
-        },
-    );
+    s.notification::<PromptListChanged>("PromptListChangedNotification", {
+        let mut built = EmptyParams::default();
+        built.meta = s.subscription_meta();
+        built
+    });
 }
 
 /// `completion/complete` for a prompt argument and a resource template variable.
 fn completion(s: &mut Samples<'_>) {
-    let prompt = PromptReference {
-        title: s.since_2025_06_18().then(|| "Code review".to_owned()),
-        ..PromptReference::new("code_review")
+    let prompt = {
+        let mut built = PromptReference::new("code_review");
+        built.title = s.since_2025_06_18().then(|| "Code review".to_owned());
+        built
     };
-    let params = CompleteRequestParams {
-        context: s.since_2025_06_18().then(|| CompletionContext {
-            arguments: Some(BTreeMap::from([(
+    let params = {
+        let mut built = CompleteRequestParams::new(prompt, "style", "ru");
+        built.context = s.since_2025_06_18().then(|| {
+            let mut built = CompletionContext::default();
+            built.arguments = Some(BTreeMap::from([(
                 "code".to_owned(),
                 "fn main() {}".to_owned(),
-            )])),
-            ..Default::default()
-        }),
-        ..CompleteRequestParams::new(prompt, "style", "ru")
+            )]));
+            built
+        });
+        built
     };
     let id = s.request::<Complete>("CompleteRequest", params);
-    let result = CompleteResult {
-        completion: Completion {
-            values: vec!["rust".to_owned(), "ruby".to_owned()],
-            total: Some(12),
-            has_more: Some(true),
-            ..Default::default()
-        },
-        result_type: s.complete(),
-        ..Default::default()
+    let result = {
+        let mut built = CompleteResult::default();
+        built.completion = {
+            let mut built = Completion::default();
+            built.values = vec!["rust".to_owned(), "ruby".to_owned()];
+            built.total = Some(12);
+            built.has_more = Some(true);
+            built
+        };
+        built.result_type = s.complete();
+        built
     };
     s.answer(id, "CompleteResult", "CompleteResultResponse", result);
     let template = ResourceTemplateReference::new("file:///project/{path}");
@@ -931,9 +976,11 @@ fn logging(s: &mut Samples<'_>) {
             SetLevelRequestParams::new(LoggingLevel::Warning),
         );
     }
-    let text = LoggingMessageNotificationParams {
-        logger: Some("weather".to_owned()),
-        ..LoggingMessageNotificationParams::new(LoggingLevel::Info, "Fetched the forecast")
+    let text = {
+        let mut built =
+            LoggingMessageNotificationParams::new(LoggingLevel::Info, "Fetched the forecast");
+        built.logger = Some("weather".to_owned());
+        built
     };
     s.notification::<LoggingMessage>("LoggingMessageNotification", text);
     let details = json!({"error": "connection refused", "retryInSeconds": 5});
@@ -987,9 +1034,11 @@ fn sampling(s: &mut Samples<'_>) {
     if s.since_2025_11_25() {
         s.input_request::<CreateMessage>("CreateMessageRequest", tool_turn(s));
     }
-    let text = CreateMessageResult {
-        stop_reason: Some("endTurn".to_owned()),
-        ..CreateMessageResult::new("claude-sonnet-4", SamplingContent::text("Paris."))
+    let text = {
+        let mut built =
+            CreateMessageResult::new("claude-sonnet-4", SamplingContent::text("Paris."));
+        built.stop_reason = Some("endTurn".to_owned());
+        built
     };
     s.push("CreateMessageResult", &text);
     let image = CreateMessageResult::new("image-model", ImageContent::new(PNG, "image/png"));
@@ -999,15 +1048,16 @@ fn sampling(s: &mut Samples<'_>) {
         s.push("CreateMessageResult", &audio);
     }
     if s.since_2025_11_25() {
-        let tool_use = CreateMessageResult {
-            stop_reason: Some("toolUse".to_owned()),
-            ..CreateMessageResult::new(
+        let tool_use = {
+            let mut built = CreateMessageResult::new(
                 "claude-sonnet-4",
                 vec![
                     SamplingMessageContentBlock::text("Let me check."),
                     weather_call().into(),
                 ],
-            )
+            );
+            built.stop_reason = Some("toolUse".to_owned());
+            built
         };
         s.push("CreateMessageResult", &tool_use);
     }
@@ -1025,27 +1075,29 @@ fn create_message(s: &Samples<'_>) -> CreateMessageRequestParams {
             AudioContent::new(WAV, "audio/wav"),
         ));
     }
-    CreateMessageRequestParams {
-        model_preferences: Some(ModelPreferences {
-            hints: Some(vec![
+    {
+        let mut built = CreateMessageRequestParams::new(messages, 100);
+        built.model_preferences = Some({
+            let mut built = ModelPreferences::default();
+            built.hints = Some(vec![
                 ModelHint::new("claude-sonnet"),
                 ModelHint::new("sonnet"),
-            ]),
-            cost_priority: Some(0.3),
-            speed_priority: Some(0.5),
-            intelligence_priority: Some(0.8),
-            ..Default::default()
-        }),
-        system_prompt: Some("You are a helpful assistant.".to_owned()),
-        include_context: Some(IncludeContext::ThisServer),
-        temperature: Some(0.7),
-        stop_sequences: Some(vec!["\n\n".to_owned()]),
-        metadata: Some(object(json!({"provider": {"topK": 40}}))),
-        tools: s.since_2025_11_25().then(|| vec![s.weather_tool()]),
-        tool_choice: s
+            ]);
+            built.cost_priority = Some(0.3);
+            built.speed_priority = Some(0.5);
+            built.intelligence_priority = Some(0.8);
+            built
+        });
+        built.system_prompt = Some("You are a helpful assistant.".to_owned());
+        built.include_context = Some(IncludeContext::ThisServer);
+        built.temperature = Some(0.7);
+        built.stop_sequences = Some(vec!["\n\n".to_owned()]);
+        built.metadata = Some(object(json!({"provider": {"topK": 40}})));
+        built.tools = s.since_2025_11_25().then(|| vec![s.weather_tool()]);
+        built.tool_choice = s
             .since_2025_11_25()
-            .then(|| ToolChoice::new(ToolChoiceMode::Auto)),
-        ..CreateMessageRequestParams::new(messages, 100)
+            .then(|| ToolChoice::new(ToolChoiceMode::Auto));
+        built
     }
 }
 
@@ -1057,20 +1109,22 @@ fn weather_call() -> ToolUseContent {
 /// A sampling conversation in which the model called a tool and gets its result (2025-11-25 and
 /// later).
 fn tool_turn(s: &Samples<'_>) -> CreateMessageRequestParams {
-    let result = ToolResultContent {
-        structured_content: Some(weather()),
-        is_error: Some(false),
-        ..ToolResultContent::new("call_1", vec![ContentBlock::text("Sunny, 22.5°C")])
+    let result = {
+        let mut built = ToolResultContent::new("call_1", vec![ContentBlock::text("Sunny, 22.5°C")]);
+        built.structured_content = Some(weather());
+        built.is_error = Some(false);
+        built
     };
     let messages = vec![
         SamplingMessage::user_text("What's the weather in Paris?"),
         SamplingMessage::new(Role::Assistant, weather_call()),
         SamplingMessage::new(Role::User, vec![result.into()]),
     ];
-    CreateMessageRequestParams {
-        tools: Some(vec![s.weather_tool()]),
-        tool_choice: Some(ToolChoice::new(ToolChoiceMode::Required)),
-        ..CreateMessageRequestParams::new(messages, 200)
+    {
+        let mut built = CreateMessageRequestParams::new(messages, 200);
+        built.tools = Some(vec![s.weather_tool()]);
+        built.tool_choice = Some(ToolChoice::new(ToolChoiceMode::Required));
+        built
     }
 }
 
@@ -1080,18 +1134,21 @@ fn elicitation(s: &mut Samples<'_>) {
     if !s.rev.has_elicitation() {
         return;
     }
-    let form = ElicitRequestFormParams {
-        mode: s.rev.has_url_elicitation().then_some(ElicitFormMode::Form),
-        ..ElicitRequestFormParams::new("Please fill in your profile", requested_schema(s))
+    let form = {
+        let mut built =
+            ElicitRequestFormParams::new("Please fill in your profile", requested_schema(s));
+        built.mode = s.rev.has_url_elicitation().then_some(ElicitFormMode::Form);
+        built
     };
     s.input_request::<Elicit>("ElicitRequest", form.into());
     if s.rev.has_url_elicitation() {
-        let url = ElicitRequestURLParams {
-            elicitation_id: s.stateful().then(|| "elicit-42".to_owned()),
-            ..ElicitRequestURLParams::new(
+        let url = {
+            let mut built = ElicitRequestURLParams::new(
                 "Please sign in to authorize access",
                 "https://example.com/oauth/authorize?state=abc",
-            )
+            );
+            built.elicitation_id = s.stateful().then(|| "elicit-42".to_owned());
+            built
         };
         s.input_request::<Elicit>("ElicitRequest", ElicitRequestParams::Url(url));
         s.push("ElicitResult", &ElicitResult::accept(None));
@@ -1100,13 +1157,11 @@ fn elicitation(s: &mut Samples<'_>) {
     s.push("ElicitResult", &ElicitResult::decline());
     s.push("ElicitResult", &ElicitResult::cancel());
     if s.rev.has_url_elicitation() && s.stateful() {
-        s.notification::<ElicitationComplete>(
-            "ElicitationCompleteNotification",
-            ElicitationCompleteNotificationParams {
-                elicitation_id: "elicit-42".to_owned(),
-                ..Default::default()
-            },
-        );
+        s.notification::<ElicitationComplete>("ElicitationCompleteNotification", {
+            let mut built = ElicitationCompleteNotificationParams::default();
+            built.elicitation_id = "elicit-42".to_owned();
+            built
+        });
     }
 }
 
@@ -1123,78 +1178,84 @@ fn requested_schema(s: &Samples<'_>) -> ElicitRequestedSchema {
     let mut fields: Vec<(&str, PrimitiveSchemaDefinition)> = vec![
         (
             "name",
-            StringSchema {
-                title: Some("Name".to_owned()),
-                description: Some("Your full name".to_owned()),
-                min_length: Some(1),
-                max_length: Some(100),
-                default: defaults.then(|| "Ada".to_owned()),
-                ..Default::default()
+            {
+                let mut built = StringSchema::default();
+                built.title = Some("Name".to_owned());
+                built.description = Some("Your full name".to_owned());
+                built.min_length = Some(1);
+                built.max_length = Some(100);
+                built.default = defaults.then(|| "Ada".to_owned());
+                built
             }
             .into(),
         ),
         (
             "email",
-            StringSchema {
-                format: Some(StringFormat::Email),
-                ..Default::default()
+            {
+                let mut built = StringSchema::default();
+                built.format = Some(StringFormat::Email);
+                built
             }
             .into(),
         ),
         (
             "birthday",
-            StringSchema {
-                format: Some(StringFormat::Date),
-                ..Default::default()
+            {
+                let mut built = StringSchema::default();
+                built.format = Some(StringFormat::Date);
+                built
             }
             .into(),
         ),
         (
             "age",
-            NumberSchema {
-                r#type: NumberSchemaType::Integer,
-                minimum: Some(0.0),
-                maximum: Some(150.0),
-                default: defaults.then_some(30.0),
-                ..Default::default()
+            {
+                let mut built = NumberSchema::default();
+                built.r#type = NumberSchemaType::Integer;
+                built.minimum = Some(0.0);
+                built.maximum = Some(150.0);
+                built.default = defaults.then_some(30.0);
+                built
             }
             .into(),
         ),
         (
             "rating",
-            NumberSchema {
-                r#type: NumberSchemaType::Number,
-                title: Some("Rating".to_owned()),
-                ..Default::default()
+            {
+                let mut built = NumberSchema::default();
+                built.r#type = NumberSchemaType::Number;
+                built.title = Some("Rating".to_owned());
+                built
             }
             .into(),
         ),
         (
             "newsletter",
-            BooleanSchema {
-                title: Some("Subscribe".to_owned()),
-                default: Some(false),
-                ..Default::default()
+            {
+                let mut built = BooleanSchema::default();
+                built.title = Some("Subscribe".to_owned());
+                built.default = Some(false);
+                built
             }
             .into(),
         ),
         (
             "color",
-            EnumSchema::SingleSelect(SingleSelectEnumSchema::Untitled(
-                UntitledSingleSelectEnumSchema {
-                    r#enum: strings(&["red", "green"]),
-                    default: defaults.then(|| "red".to_owned()),
-                    ..Default::default()
-                },
-            ))
+            EnumSchema::SingleSelect(SingleSelectEnumSchema::Untitled({
+                let mut built = UntitledSingleSelectEnumSchema::default();
+                built.r#enum = strings(&["red", "green"]);
+                built.default = defaults.then(|| "red".to_owned());
+                built
+            }))
             .into(),
         ),
         (
             "size",
-            EnumSchema::LegacyTitled(LegacyTitledEnumSchema {
-                r#enum: strings(&["s", "m", "l"]),
-                enum_names: Some(strings(&["Small", "Medium", "Large"])),
-                ..Default::default()
+            EnumSchema::LegacyTitled({
+                let mut built = LegacyTitledEnumSchema::default();
+                built.r#enum = strings(&["s", "m", "l"]);
+                built.enum_names = Some(strings(&["Small", "Medium", "Large"]));
+                built
             })
             .into(),
         ),
@@ -1203,56 +1264,56 @@ fn requested_schema(s: &Samples<'_>) -> ElicitRequestedSchema {
         fields.extend([
             (
                 "favorite",
-                EnumSchema::SingleSelect(SingleSelectEnumSchema::Titled(
-                    TitledSingleSelectEnumSchema {
-                        one_of: options(),
-                        default: Some("green".to_owned()),
-                        ..Default::default()
-                    },
-                ))
+                EnumSchema::SingleSelect(SingleSelectEnumSchema::Titled({
+                    let mut built = TitledSingleSelectEnumSchema::default();
+                    built.one_of = options();
+                    built.default = Some("green".to_owned());
+                    built
+                }))
                 .into(),
             ),
             (
                 "topics",
-                EnumSchema::MultiSelect(MultiSelectEnumSchema::Untitled(
-                    UntitledMultiSelectEnumSchema {
-                        min_items: Some(1),
-                        max_items: Some(2),
-                        items: UntitledEnumItems {
-                            r#enum: strings(&["news", "sports", "weather"]),
-                            ..Default::default()
-                        },
-                        default: Some(strings(&["news"])),
-                        ..Default::default()
-                    },
-                ))
+                EnumSchema::MultiSelect(MultiSelectEnumSchema::Untitled({
+                    let mut built = UntitledMultiSelectEnumSchema::default();
+                    built.min_items = Some(1);
+                    built.max_items = Some(2);
+                    built.items = {
+                        let mut built = UntitledEnumItems::default();
+                        built.r#enum = strings(&["news", "sports", "weather"]);
+                        built
+                    };
+                    built.default = Some(strings(&["news"]));
+                    built
+                }))
                 .into(),
             ),
             (
                 "palette",
-                EnumSchema::MultiSelect(MultiSelectEnumSchema::Titled(
-                    TitledMultiSelectEnumSchema {
-                        items: TitledEnumItems {
-                            any_of: options(),
-                            ..Default::default()
-                        },
-                        ..Default::default()
-                    },
-                ))
+                EnumSchema::MultiSelect(MultiSelectEnumSchema::Titled({
+                    let mut built = TitledMultiSelectEnumSchema::default();
+                    built.items = {
+                        let mut built = TitledEnumItems::default();
+                        built.any_of = options();
+                        built
+                    };
+                    built
+                }))
                 .into(),
             ),
         ]);
     }
-    ElicitRequestedSchema {
-        schema: s
+    {
+        let mut built = ElicitRequestedSchema::default();
+        built.schema = s
             .since_2025_11_25()
-            .then(|| "https://json-schema.org/draft/2020-12/schema".to_owned()),
-        properties: fields
+            .then(|| "https://json-schema.org/draft/2020-12/schema".to_owned());
+        built.properties = fields
             .into_iter()
             .map(|(name, field)| (name.to_owned(), field))
-            .collect(),
-        required: Some(vec!["name".to_owned(), "email".to_owned()]),
-        ..Default::default()
+            .collect();
+        built.required = Some(vec!["name".to_owned(), "email".to_owned()]);
+        built
     }
 }
 
@@ -1279,73 +1340,73 @@ fn tasks(s: &mut Samples<'_>) {
     if !s.rev.has_core_tasks() {
         return;
     }
-    let call = CallToolRequestParams {
-        task: Some(TaskMetadata {
-            ttl: Some(60_000),
-            ..Default::default()
-        }),
-        ..CallToolRequestParams::with_arguments("get_weather", object(json!({"city": "Oslo"})))
+    let call = {
+        let mut built =
+            CallToolRequestParams::with_arguments("get_weather", object(json!({"city": "Oslo"})));
+        built.task = Some({
+            let mut built = TaskMetadata::default();
+            built.ttl = Some(60_000);
+            built
+        });
+        built
     };
     s.request::<CallTool>("CallToolRequest", call);
-    let created = CreateTaskResult {
-        task: task(TaskStatus::Working, "Fetching the forecast"),
-        result_type: s.complete(),
-        meta: None,
-        extra: JsonObject::new(),
+    let created = {
+        let mut built = CreateTaskResult::new(task(TaskStatus::Working, "Fetching the forecast"));
+        built.result_type = s.complete();
+        built
     };
     s.push("CreateTaskResult", &created);
 
     s.request::<GetTask>("GetTaskRequest", GetTaskRequestParams::new(TASK_ID));
-    let got = GetTaskResult {
-        result_type: s.complete(),
-        meta: None,
-        task: task(TaskStatus::InputRequired, "Waiting for the user"),
+    let got = {
+        let mut built = GetTaskResult::new(task(TaskStatus::InputRequired, "Waiting for the user"));
+        built.result_type = s.complete();
+        built
     };
     s.push("GetTaskResult", &got);
 
     s.request::<GetTaskPayload>("GetTaskPayloadRequest", GetTaskRequestParams::new(TASK_ID));
-    let related = RelatedTaskMetadata {
-        task_id: TASK_ID.to_owned(),
-        ..Default::default()
+    let related = {
+        let mut built = RelatedTaskMetadata::default();
+        built.task_id = TASK_ID.to_owned();
+        built
     };
-    let payload = GetTaskPayloadResult {
-        result_type: s.complete(),
-        meta: Some(meta_entry(RELATED_TASK_META_KEY, to_json(&related))),
-        extra: object(to_json(&CallToolResult::structured(weather()))),
+    let payload = {
+        let mut built = GetTaskPayloadResult::default();
+        built.result_type = s.complete();
+        built.meta = Some(meta_entry(RELATED_TASK_META_KEY, to_json(&related)));
+        built.extra = object(to_json(&CallToolResult::structured(weather())));
+        built
     };
     s.push("GetTaskPayloadResult", &payload);
 
     s.request::<ListTasks>("ListTasksRequest", PaginatedRequestParams::default());
-    let listed = ListTasksResult {
-        tasks: vec![
-            task(TaskStatus::Working, "Fetching the forecast"),
-            Task {
-                ttl: None,
-                poll_interval: None,
-                ..task(TaskStatus::Completed, "The forecast is ready")
-            },
-        ],
-        next_cursor: Some("page-2".to_owned()),
-        result_type: s.complete(),
-        ..Default::default()
+    let listed = {
+        let mut built = ListTasksResult::default();
+        built.tasks = vec![task(TaskStatus::Working, "Fetching the forecast"), {
+            let mut built = task(TaskStatus::Completed, "The forecast is ready");
+            built.ttl = None;
+            built.poll_interval = None;
+            built
+        }];
+        built.next_cursor = Some("page-2".to_owned());
+        built.result_type = s.complete();
+        built
     };
     s.push("ListTasksResult", &listed);
 
     s.request::<CancelTask>("CancelTaskRequest", GetTaskRequestParams::new(TASK_ID));
-    let cancelled = GetTaskResult {
-        result_type: s.complete(),
-        meta: None,
-        task: task(TaskStatus::Cancelled, "Cancelled by the user"),
+    let cancelled = {
+        let mut built = GetTaskResult::new(task(TaskStatus::Cancelled, "Cancelled by the user"));
+        built.result_type = s.complete();
+        built
     };
     s.push("CancelTaskResult", &cancelled);
 
-    s.notification::<TaskStatusChanged>(
-        "TaskStatusNotification",
-        TaskStatusNotificationParams {
-            meta: None,
-            task: task(TaskStatus::Failed, "The forecast service is down"),
-        },
-    );
+    s.notification::<TaskStatusChanged>("TaskStatusNotification", {
+        TaskStatusNotificationParams::new(task(TaskStatus::Failed, "The forecast service is down"))
+    });
 }
 
 /// `subscriptions/listen` and its acknowledgement (2026-07-28).
@@ -1353,33 +1414,30 @@ fn subscriptions(s: &mut Samples<'_>) {
     if s.stateful() {
         return;
     }
-    let filter = SubscriptionFilter {
-        tools_list_changed: Some(true),
-        prompts_list_changed: Some(true),
-        resources_list_changed: Some(false),
-        resource_subscriptions: Some(vec!["file:///project/src/main.rs".to_owned()]),
-        ..Default::default()
+    let filter = {
+        let mut built = SubscriptionFilter::default();
+        built.tools_list_changed = Some(true);
+        built.prompts_list_changed = Some(true);
+        built.resources_list_changed = Some(false);
+        built.resource_subscriptions = Some(vec!["file:///project/src/main.rs".to_owned()]);
+        built
     };
     let id = RequestId::from(LISTEN_ID);
-    s.request_with_id::<SubscriptionsListen>(
-        "SubscriptionsListenRequest",
-        id.clone(),
-        SubscriptionsListenRequestParams {
-            notifications: filter.clone(),
-            ..Default::default()
-        },
-    );
-    s.notification::<SubscriptionsAcknowledged>(
-        "SubscriptionsAcknowledgedNotification",
-        SubscriptionsAcknowledgedNotificationParams {
-            notifications: SubscriptionFilter {
-                resources_list_changed: None,
-                ..filter
-            },
-            meta: s.subscription_meta(),
-            ..Default::default()
-        },
-    );
+    s.request_with_id::<SubscriptionsListen>("SubscriptionsListenRequest", id.clone(), {
+        let mut built = SubscriptionsListenRequestParams::default();
+        built.notifications = filter.clone();
+        built
+    });
+    s.notification::<SubscriptionsAcknowledged>("SubscriptionsAcknowledgedNotification", {
+        let mut built = SubscriptionsAcknowledgedNotificationParams::default();
+        built.notifications = {
+            let mut built = filter;
+            built.resources_list_changed = None;
+            built
+        };
+        built.meta = s.subscription_meta();
+        built
+    });
     s.answer(
         id.clone(),
         "SubscriptionsListenResult",
@@ -1433,10 +1491,12 @@ fn input_required(s: &mut Samples<'_>) {
         ),
         ("roots".to_owned(), list_roots().into()),
     ]);
-    let retry = CallToolRequestParams {
-        input_responses: Some(responses),
-        request_state: Some("eyJzdGVwIjoyfQ".to_owned()),
-        ..CallToolRequestParams::with_arguments("get_weather", object(json!({"city": "Paris"})))
+    let retry = {
+        let mut built =
+            CallToolRequestParams::with_arguments("get_weather", object(json!({"city": "Paris"})));
+        built.input_responses = Some(responses);
+        built.request_state = Some("eyJzdGVwIjoyfQ".to_owned());
+        built
     };
     s.request::<CallTool>("CallToolRequest", retry);
 }

@@ -354,48 +354,42 @@ impl ClientBuilder {
             );
         }
         if self.roots.is_some() {
-            caps.roots = Some(RootsCapability {
-                list_changed: Some(true),
-                ..Default::default()
-            });
+            let mut roots = RootsCapability::default();
+            roots.list_changed = Some(true);
+            caps.roots = Some(roots);
         }
         if self.sampling.is_some() {
-            caps.sampling = Some(SamplingCapability {
-                tools: self.sampling_tools.then(JsonObject::new),
-                ..Default::default()
-            });
+            let mut sampling = SamplingCapability::default();
+            sampling.tools = self.sampling_tools.then(JsonObject::new);
+            caps.sampling = Some(sampling);
         }
         if self.tasks && (self.sampling.is_some() || self.elicitation.is_some()) {
-            caps.tasks = Some(ClientTasksCapability {
-                list: Some(JsonObject::new()),
-                cancel: Some(JsonObject::new()),
-                requests: Some(ClientTaskRequestsCapability {
-                    sampling: self.sampling.is_some().then(|| SamplingTasksCapability {
-                        create_message: Some(JsonObject::new()),
-                        ..Default::default()
-                    }),
-                    elicitation: self
-                        .elicitation
-                        .is_some()
-                        .then(|| ElicitationTasksCapability {
-                            create: Some(JsonObject::new()),
-                            ..Default::default()
-                        }),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            });
+            let mut requests = ClientTaskRequestsCapability::default();
+            if self.sampling.is_some() {
+                let mut sampling = SamplingTasksCapability::default();
+                sampling.create_message = Some(JsonObject::new());
+                requests.sampling = Some(sampling);
+            }
+            if self.elicitation.is_some() {
+                let mut elicitation = ElicitationTasksCapability::default();
+                elicitation.create = Some(JsonObject::new());
+                requests.elicitation = Some(elicitation);
+            }
+            let mut tasks = ClientTasksCapability::default();
+            tasks.list = Some(JsonObject::new());
+            tasks.cancel = Some(JsonObject::new());
+            tasks.requests = Some(requests);
+            caps.tasks = Some(tasks);
         }
         if self.elicitation.is_some() {
             let mut form = JsonObject::new();
             if self.apply_defaults {
                 form.insert("applyDefaults".to_owned(), Value::Bool(true));
             }
-            caps.elicitation = Some(ElicitationCapability {
-                form: Some(form),
-                url: self.elicitation_url.then(JsonObject::new),
-                ..Default::default()
-            });
+            let mut elicitation = ElicitationCapability::default();
+            elicitation.form = Some(form);
+            elicitation.url = self.elicitation_url.then(JsonObject::new);
+            caps.elicitation = Some(elicitation);
         }
         caps
     }

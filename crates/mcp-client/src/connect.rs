@@ -138,10 +138,8 @@ async fn discover(
     let mut retried = false;
     loop {
         // The 2025-11-25 `tasks` capability has no place in 2026-07-28 (the extension does).
-        let capabilities = ClientCapabilities {
-            tasks: None,
-            ..plan.capabilities.clone()
-        };
+        let mut capabilities = plan.capabilities.clone();
+        capabilities.tasks = None;
         let modern = Modern::new(
             version.clone(),
             &capabilities,

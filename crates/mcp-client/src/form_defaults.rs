@@ -52,7 +52,10 @@ fn default_of(field: &PrimitiveSchemaDefinition) -> Option<ElicitValue> {
                 s.default.clone().map(ElicitValue::StringArray)
             }
             EnumSchema::LegacyTitled(s) => s.default.clone().map(ElicitValue::String),
+            // A kind of enum this crate does not know: no default to apply.
+            _ => None,
         },
+        _ => None,
     }
 }
 

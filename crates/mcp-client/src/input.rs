@@ -34,6 +34,7 @@ pub(crate) async fn answer(shared: &Shared, requests: InputRequests) -> Result<I
             InputRequest::Elicit(params) => shared.elicit(params, ctx).await.map(Into::into),
             InputRequest::ListRoots(_) => shared.list_roots().map(Into::into),
             InputRequest::Other { method, .. } => Err(not_declared(&method)),
+            other => Err(not_declared(other.method())),
         };
         match answered {
             Ok(response) => {

@@ -46,7 +46,8 @@ impl Client {
     /// // The server speaks 2026-07-28, so the client does too.
     /// assert_eq!(client.era(), mcp_types::Era::Stateless);
     ///
-    /// let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    /// let mut filter = SubscriptionFilter::default();
+    /// filter.tools_list_changed = Some(true);
     /// let mut changes = client.listen(filter).await?;
     /// assert_eq!(changes.acknowledged().tools_list_changed, Some(true));
     /// server.notify_tools_changed();
@@ -73,10 +74,8 @@ impl Client {
             .shared
             .subscriptions
             .add(Some(id_value(&id)), filter.clone(), tx);
-        let params = SubscriptionsListenRequestParams {
-            notifications: filter,
-            ..Default::default()
-        };
+        let mut params = SubscriptionsListenRequestParams::default();
+        params.notifications = filter;
         let method = SubscriptionsListen::METHOD;
         let params =
             serde_json::to_value(params).map_err(|e| Error::decode(method, "params", e))?;
@@ -114,21 +113,19 @@ impl Client {
             (asked == Some(true) && declared == Some(true)).then_some(true)
         };
         let resources = caps.resources.as_ref();
-        let mut acknowledged = SubscriptionFilter {
-            tools_list_changed: announces(
-                filter.tools_list_changed,
-                caps.tools.as_ref().and_then(|t| t.list_changed),
-            ),
-            prompts_list_changed: announces(
-                filter.prompts_list_changed,
-                caps.prompts.as_ref().and_then(|p| p.list_changed),
-            ),
-            resources_list_changed: announces(
-                filter.resources_list_changed,
-                resources.and_then(|r| r.list_changed),
-            ),
-            ..Default::default()
-        };
+        let mut acknowledged = SubscriptionFilter::default();
+        acknowledged.tools_list_changed = announces(
+            filter.tools_list_changed,
+            caps.tools.as_ref().and_then(|t| t.list_changed),
+        );
+        acknowledged.prompts_list_changed = announces(
+            filter.prompts_list_changed,
+            caps.prompts.as_ref().and_then(|p| p.list_changed),
+        );
+        acknowledged.resources_list_changed = announces(
+            filter.resources_list_changed,
+            resources.and_then(|r| r.list_changed),
+        );
         let uris = filter.resource_subscriptions.unwrap_or_default();
         if !uris.is_empty() && caps.supports_resource_subscriptions() {
             for uri in &uris {

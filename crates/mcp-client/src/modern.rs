@@ -206,7 +206,7 @@ impl Modern {
                 Some(ResultType::InputRequired) => {}
                 // A task handle (the tasks extension), where the server may give one.
                 Some(ResultType::Task) if method == "tools/call" => return Ok(result),
-                Some(other @ (ResultType::Task | ResultType::Other(_))) => {
+                Some(other) => {
                     return Err(Error::Protocol {
                         method: method.to_owned(),
                         message: format!("unexpected resultType {:?}", other.as_str()),

@@ -62,16 +62,16 @@ struct Entry {
 impl Entry {
     fn task(&self, id: &str) -> Task {
         let state = self.state.borrow();
-        Task {
-            task_id: id.to_owned(),
-            status: state.status,
-            status_message: state.status_message.clone(),
-            created_at: timestamp(self.created_at),
-            last_updated_at: timestamp(state.updated_at),
-            ttl: Some(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)),
-            poll_interval: Some(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(u64::MAX)),
-            extra: JsonObject::new(),
-        }
+        let mut task = Task::new(
+            id,
+            state.status,
+            timestamp(self.created_at),
+            timestamp(state.updated_at),
+        );
+        task.status_message = state.status_message.clone();
+        task.ttl = Some(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
+        task.poll_interval = Some(u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(u64::MAX));
+        task
     }
 
     fn expired(&self, now: SystemTime) -> bool {
@@ -233,22 +233,13 @@ impl ReceivedTasks {
             return Err(ErrorObject::internal_error("the connection is closing"));
         }
         tracing::debug!(task = %id, "task created on the client");
-        Ok(CreateTaskResult {
-            task: created,
-            result_type: None,
-            meta: None,
-            extra: JsonObject::new(),
-        })
+        Ok(CreateTaskResult::new(created))
     }
 
     /// `tasks/get`.
     pub(crate) fn get(&self, params: &GetTaskRequestParams) -> Result<GetTaskResult, ErrorObject> {
         let entry = self.find(&params.task_id)?;
-        Ok(GetTaskResult {
-            result_type: None,
-            meta: None,
-            task: entry.task(&params.task_id),
-        })
+        Ok(GetTaskResult::new(entry.task(&params.task_id)))
     }
 
     /// `tasks/result`: waits until the task ends, then its answer (or its error).
@@ -306,13 +297,10 @@ impl ReceivedTasks {
         tasks.sort_by_key(|(seq, _)| *seq);
         let next_cursor = tasks.get(PAGE).map(|(seq, _)| seq.to_string());
         tasks.truncate(PAGE);
-        Ok(ListTasksResult {
-            tasks: tasks.into_iter().map(|(_, t)| t).collect(),
-            next_cursor,
-            result_type: None,
-            meta: None,
-            extra: JsonObject::new(),
-        })
+        let mut page = ListTasksResult::default();
+        page.tasks = tasks.into_iter().map(|(_, t)| t).collect();
+        page.next_cursor = next_cursor;
+        Ok(page)
     }
 
     /// `tasks/cancel`: stops the handler; a task that has ended cannot be cancelled.
@@ -335,11 +323,7 @@ impl ReceivedTasks {
         );
         entry.cancellation.cancel();
         entry.abort.abort();
-        Ok(GetTaskResult {
-            result_type: None,
-            meta: None,
-            task: entry.task(&params.task_id),
-        })
+        Ok(GetTaskResult::new(entry.task(&params.task_id)))
     }
 }
 

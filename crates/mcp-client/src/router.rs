@@ -108,6 +108,7 @@ impl Handler for Router {
                 let task = match &params {
                     ElicitRequestParams::Form(p) => p.task.as_ref(),
                     ElicitRequestParams::Url(p) => p.task.as_ref(),
+                    _ => None,
                 };
                 if let Some(task) = self.as_task(Elicit::METHOD, task) {
                     let shared = self.shared.clone();

@@ -106,6 +106,7 @@ impl Shared {
         let declared = match &params {
             ElicitRequestParams::Form(_) => self.capabilities.supports_elicitation_form(),
             ElicitRequestParams::Url(_) => self.capabilities.supports_elicitation_url(),
+            _ => false,
         };
         if !declared {
             return Err(not_declared(Elicit::METHOD));

@@ -337,9 +337,10 @@ mod tests {
             SubscriptionFilter::default(),
             tx_modern,
         );
-        let legacy_filter = SubscriptionFilter {
-            resource_subscriptions: Some(vec!["file:///project".to_owned()]),
-            ..Default::default()
+        let legacy_filter = {
+            let mut built = SubscriptionFilter::default();
+            built.resource_subscriptions = Some(vec!["file:///project".to_owned()]);
+            built
         };
         let legacy = subs.add(None, legacy_filter, tx_legacy);
 

@@ -179,10 +179,9 @@ impl Client {
         ttl: Option<Duration>,
     ) -> Result<ToolCallOutcome> {
         if !self.modern() && self.server_takes_tool_tasks() {
-            params.task = Some(TaskMetadata {
-                ttl: ttl.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
-                ..Default::default()
-            });
+            let mut task = TaskMetadata::default();
+            task.ttl = ttl.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+            params.task = Some(task);
         }
         let limits = Limits {
             idle: self.inner.defaults.request_timeout,
@@ -293,16 +292,15 @@ impl Client {
                     if !asked.is_empty() {
                         answered.extend(asked.keys().cloned());
                         let responses = input::answer(&self.inner.shared, asked).await?;
-                        let update = UpdateTaskRequestParams {
-                            task_id: task_id.to_owned(),
-                            input_responses: responses,
-                            ..Default::default()
-                        };
+                        let mut update = UpdateTaskRequestParams::default();
+                        update.task_id = task_id.to_owned();
+                        update.input_responses = responses;
                         self.request::<tasks_extension::UpdateTask>(update).await?;
                         continue;
                     }
                 }
-                TaskStatus::Working => {}
+                // Working, or a state this crate does not know: look again later.
+                _ => {}
             }
             let interval = task.poll_interval.unwrap_or(DEFAULT_POLL_INTERVAL);
             tokio::time::sleep(interval).await;

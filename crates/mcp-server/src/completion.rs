@@ -44,10 +44,7 @@ impl IntoCompletion for Completion {
 
 impl IntoCompletion for Vec<String> {
     fn into_completion(self) -> Result<Completion, HandlerError> {
-        Ok(Completion {
-            values: self,
-            ..Default::default()
-        })
+        Ok(Completion::new(self))
     }
 }
 
@@ -81,12 +78,7 @@ pub(crate) fn static_values(values: Vec<String>) -> CompleteFn {
             .filter(|v| v.starts_with(&req.value))
             .cloned()
             .collect();
-        Box::pin(async move {
-            Ok(Completion {
-                values: matching,
-                ..Default::default()
-            })
-        })
+        Box::pin(async move { Ok(Completion::new(matching)) })
     })
 }
 

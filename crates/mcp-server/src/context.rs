@@ -480,6 +480,12 @@ impl Context {
                     return Err(Error::CapabilityNotDeclared("elicitation.url"));
                 }
             }
+            _ => {
+                return Err(Error::NotInProtocolVersion {
+                    feature: "this elicitation mode",
+                    version: version.clone(),
+                });
+            }
         }
         let ask = Ask::<Elicit> {
             kind: "elicit",

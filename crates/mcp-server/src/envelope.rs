@@ -60,7 +60,8 @@ pub(crate) fn stamp_object(result: &mut JsonObject, server_info: &Value) {
 pub(crate) fn list_trailer(hints: CacheHints, server_info: &Value) -> String {
     let scope = match hints.scope {
         CacheScope::Public => "public",
-        CacheScope::Private => "private",
+        // Private is the safe reading of a scope this code does not know.
+        _ => "private",
     };
     format!(
         r#","resultType":"complete","ttlMs":{},"cacheScope":"{scope}","_meta":{{"{SERVER_INFO_META_KEY}":{server_info}}}"#,

@@ -61,14 +61,13 @@ impl Honoured {
     }
 
     fn filter(&self) -> SubscriptionFilter {
-        SubscriptionFilter {
-            tools_list_changed: self.tools.then_some(true),
-            prompts_list_changed: self.prompts.then_some(true),
-            resources_list_changed: self.resources.then_some(true),
-            resource_subscriptions: (!self.uris.is_empty())
-                .then(|| self.uris.iter().cloned().collect()),
-            ..Default::default()
-        }
+        let mut filter = SubscriptionFilter::default();
+        filter.tools_list_changed = self.tools.then_some(true);
+        filter.prompts_list_changed = self.prompts.then_some(true);
+        filter.resources_list_changed = self.resources.then_some(true);
+        filter.resource_subscriptions =
+            (!self.uris.is_empty()).then(|| self.uris.iter().cloned().collect());
+        filter
     }
 }
 
@@ -98,16 +97,12 @@ pub(crate) async fn listen(
     let meta: Meta = closing.meta.clone().unwrap_or_default();
     let mut acknowledged = honoured.filter();
     tasks.acknowledge(&mut acknowledged);
-    let ack = SubscriptionsAcknowledgedNotificationParams {
-        notifications: acknowledged,
-        meta: Some(meta.clone()),
-        extra: Default::default(),
-    };
+    let mut ack = SubscriptionsAcknowledgedNotificationParams::default();
+    ack.notifications = acknowledged;
+    ack.meta = Some(meta.clone());
     notify::<SubscriptionsAcknowledged>(peer, &ack).await?;
-    let tagged = EmptyParams {
-        meta: Some(meta.clone()),
-        extra: Default::default(),
-    };
+    let mut tagged = EmptyParams::default();
+    tagged.meta = Some(meta.clone());
     while let Some(received) = events.next().await {
         match received {
             Received::Event(ServerEvent::TaskChanged { task_id }) => {
@@ -183,24 +178,28 @@ mod tests {
 
     #[test]
     fn honours_only_what_the_server_can_send() {
-        let caps = ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            prompts: Some(PromptsCapability::default()),
-            resources: Some(ResourcesCapability {
-                subscribe: Some(true),
-                ..Default::default()
-            }),
-            ..Default::default()
+        let caps = {
+            let mut built = ServerCapabilities::default();
+            built.tools = Some({
+                let mut built = ToolsCapability::default();
+                built.list_changed = Some(true);
+                built
+            });
+            built.prompts = Some(PromptsCapability::default());
+            built.resources = Some({
+                let mut built = ResourcesCapability::default();
+                built.subscribe = Some(true);
+                built
+            });
+            built
         };
-        let asked = SubscriptionFilter {
-            tools_list_changed: Some(true),
-            prompts_list_changed: Some(true),
-            resources_list_changed: Some(true),
-            resource_subscriptions: Some(vec!["a:b".into()]),
-            ..Default::default()
+        let asked = {
+            let mut built = SubscriptionFilter::default();
+            built.tools_list_changed = Some(true);
+            built.prompts_list_changed = Some(true);
+            built.resources_list_changed = Some(true);
+            built.resource_subscriptions = Some(vec!["a:b".into()]);
+            built
         };
         let filter = Honoured::new(&asked, &caps).filter();
         assert_eq!(

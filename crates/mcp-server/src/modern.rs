@@ -201,11 +201,9 @@ fn input_required(server: &Server, cx: &Context, binding: Binding) -> Reply {
         .state_codec
         .seal(binding, state.to_seal())
         .map_err(|e| error_object(&e, cx.protocol_version()))?;
-    let mut result = InputRequiredResult {
-        input_requests: (!state.requested.is_empty()).then(|| state.requested.clone()),
-        request_state: Some(sealed),
-        ..Default::default()
-    };
+    let mut result = InputRequiredResult::default();
+    result.input_requests = (!state.requested.is_empty()).then(|| state.requested.clone());
+    result.request_state = Some(sealed);
     result
         .meta
         .get_or_insert_default()
@@ -218,15 +216,13 @@ fn discover(server: &Server) -> Reply {
     let inner = server.inner();
     let latest = &MODERN_VERSIONS[MODERN_VERSIONS.len() - 1];
     let hints = inner.cache.discover;
-    let mut result = DiscoverResult {
-        supported_versions: MODERN_VERSIONS.to_vec(),
-        capabilities: server.capabilities_for(latest),
-        instructions: inner.instructions.clone(),
-        result_type: Some(ResultType::Complete),
-        ttl_ms: Some(hints.ttl_ms()),
-        cache_scope: Some(hints.scope),
-        ..Default::default()
-    };
+    let mut result = DiscoverResult::default();
+    result.supported_versions = MODERN_VERSIONS.to_vec();
+    result.capabilities = server.capabilities_for(latest);
+    result.instructions = inner.instructions.clone();
+    result.result_type = Some(ResultType::Complete);
+    result.ttl_ms = Some(hints.ttl_ms());
+    result.cache_scope = Some(hints.scope);
     result
         .meta
         .get_or_insert_default()

@@ -368,6 +368,7 @@ impl Router<'_> {
                 .ok_or_else(|| unknown("resource template", &r.uri))?
                 .completer(&arg)
                 .cloned(),
+            _ => return Err(Error::invalid_params("Unsupported completion reference").into()),
         };
         let completion = match completer {
             Some(complete) => {
@@ -380,10 +381,8 @@ impl Router<'_> {
             }
             None => Completion::default(),
         };
-        let result = CompleteResult {
-            completion: finish(completion),
-            ..Default::default()
-        };
+        let mut result = CompleteResult::default();
+        result.completion = finish(completion);
         self.enveloped(result, &cx)
     }
 }

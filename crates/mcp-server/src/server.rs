@@ -298,44 +298,45 @@ impl Server {
             inner.declare.resources || !inner.resources.is_empty() || !inner.templates.is_empty();
         let has_prompts = inner.declare.prompts || !inner.prompts.is_empty();
         let can_complete = !inner.prompts.is_empty() || !inner.templates.is_empty();
-        ServerCapabilities {
-            tools: has_tools.then(|| ToolsCapability {
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            resources: has_resources.then(|| ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            prompts: has_prompts.then(|| PromptsCapability {
-                list_changed: Some(true),
-                ..Default::default()
-            }),
-            logging: Some(JsonObject::new()),
-            completions: (can_complete && *version >= ProtocolVersion::V2025_03_26)
-                .then(JsonObject::new),
-            tasks: (inner.tasks.is_some() && *version == ProtocolVersion::V2025_11_25).then(|| {
-                ServerTasksCapability {
-                    list: Some(JsonObject::new()),
-                    cancel: Some(JsonObject::new()),
-                    requests: Some(ServerTaskRequestsCapability {
-                        tools: Some(ToolsTasksCapability {
-                            call: Some(JsonObject::new()),
-                            ..Default::default()
-                        }),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }
-            }),
-            extensions: (inner.tasks.is_some() && version.era() == Era::Stateless).then(|| {
+        let mut caps = ServerCapabilities::default();
+        if has_tools {
+            let mut tools = ToolsCapability::default();
+            tools.list_changed = Some(true);
+            caps.tools = Some(tools);
+        }
+        if has_resources {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            resources.list_changed = Some(true);
+            caps.resources = Some(resources);
+        }
+        if has_prompts {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = Some(true);
+            caps.prompts = Some(prompts);
+        }
+        caps.logging = Some(JsonObject::new());
+        caps.completions =
+            (can_complete && *version >= ProtocolVersion::V2025_03_26).then(JsonObject::new);
+        if inner.tasks.is_some() && *version == ProtocolVersion::V2025_11_25 {
+            let mut call_tools = ToolsTasksCapability::default();
+            call_tools.call = Some(JsonObject::new());
+            let mut requests = ServerTaskRequestsCapability::default();
+            requests.tools = Some(call_tools);
+            let mut tasks = ServerTasksCapability::default();
+            tasks.list = Some(JsonObject::new());
+            tasks.cancel = Some(JsonObject::new());
+            tasks.requests = Some(requests);
+            caps.tasks = Some(tasks);
+        }
+        if inner.tasks.is_some() && version.era() == Era::Stateless {
+            caps.extensions = Some(
                 [(TASKS_EXTENSION.to_owned(), JsonObject::new())]
                     .into_iter()
-                    .collect()
-            }),
-            ..Default::default()
+                    .collect(),
+            );
         }
+        caps
     }
 }
 

@@ -28,6 +28,7 @@ pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCa
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities (all revisions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,6 +95,7 @@ impl ClientCapabilities {
 /// The client's `roots` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RootsCapability {
     /// Whether the client sends `notifications/roots/list_changed` (up to 2025-11-25; 2026-07-28
     /// has no such notification and declares `roots` as an empty object).
@@ -107,6 +109,7 @@ pub struct RootsCapability {
 /// The client's `sampling` capability. Up to 2025-06-18 it is an empty object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingCapability {
     /// Present if the client honours `includeContext` other than `"none"` (2025-11-25 and later;
     /// soft-deprecated).
@@ -128,6 +131,7 @@ pub struct SamplingCapability {
 /// [`ClientCapabilities::supports_elicitation_url`] rather than reading the fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Present if the client supports form-mode elicitation (2025-11-25 and later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -143,6 +147,7 @@ pub struct ElicitationCapability {
 /// The client's `tasks` capability (2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientTasksCapability {
     /// Present if the client supports `tasks/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,6 +166,7 @@ pub struct ClientTasksCapability {
 /// Which requests a client accepts as tasks (`tasks.requests`, 2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ClientTaskRequestsCapability {
     /// Task support for sampling requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,6 +182,7 @@ pub struct ClientTaskRequestsCapability {
 /// `tasks.requests.sampling` (2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingTasksCapability {
     /// Present if `sampling/createMessage` may be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,6 +195,7 @@ pub struct SamplingTasksCapability {
 /// `tasks.requests.elicitation` (2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationTasksCapability {
     /// Present if `elicitation/create` may be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,6 +217,7 @@ pub struct ElicitationTasksCapability {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Experimental, non-standard capabilities (all revisions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +269,7 @@ impl ServerCapabilities {
 /// The server's `prompts` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptsCapability {
     /// Whether the server sends `notifications/prompts/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -272,6 +282,7 @@ pub struct PromptsCapability {
 /// The server's `resources` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Whether clients may subscribe to updates of single resources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -287,6 +298,7 @@ pub struct ResourcesCapability {
 /// The server's `tools` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// Whether the server sends `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -299,6 +311,7 @@ pub struct ToolsCapability {
 /// The server's `tasks` capability (2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerTasksCapability {
     /// Present if the server supports `tasks/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +330,7 @@ pub struct ServerTasksCapability {
 /// Which requests a server accepts as tasks (`tasks.requests`, 2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerTaskRequestsCapability {
     /// Task support for tool requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -329,6 +343,7 @@ pub struct ServerTaskRequestsCapability {
 /// `tasks.requests.tools` (2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsTasksCapability {
     /// Present if `tools/call` may be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -92,6 +92,7 @@ impl fmt::Display for ProgressToken {
 /// assert_eq!(meta.extra["x"], true);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[non_exhaustive]
 pub struct ParamsMeta<M = RequestMeta> {
     /// The request's `_meta`, if it has one.
     #[serde(rename = "_meta", default = "Option::default")]
@@ -114,6 +115,7 @@ pub struct ParamsMeta<M = RequestMeta> {
 /// assert!(meta.client_capabilities.unwrap().supports_sampling());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// The token the request's progress notifications will carry.
     #[serde(
@@ -187,6 +189,7 @@ pub trait Notification: 'static {
 /// Revisions up to 2025-11-25 send `{}`; 2026-07-28 adds `resultType`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmptyResult {
     /// `"complete"` on 2026-07-28; absent on earlier revisions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,6 +204,7 @@ pub struct EmptyResult {
 
 /// Request params that carry nothing but `_meta` (e.g. `ping`, `roots/list`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmptyParams {
     /// Metadata attached to the request (e.g. a `progressToken`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -409,6 +413,7 @@ pub struct JsonRpcErrorResponse {
 /// Revisions before 2026-07-28 do not send the field; a missing `resultType` means
 /// [`ResultType::Complete`]. Values this crate does not know are kept in [`ResultType::Other`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ResultType {
     /// `"complete"`: the result is final.
     Complete,
@@ -453,6 +458,7 @@ impl<'de> Deserialize<'de> for ResultType {
 /// Who may reuse a cached result (`cacheScope`, 2026-07-28), like HTTP `Cache-Control`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// Only within the same authorization context.
     Private,
@@ -463,6 +469,7 @@ pub enum CacheScope {
 /// The theme an icon is designed for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum IconTheme {
     /// For light backgrounds.
     Light,
@@ -473,6 +480,7 @@ pub enum IconTheme {
 /// An icon a client can show (2025-11-25 and later; absent on earlier revisions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// An `http(s):` URL or a `data:` URI.
     pub src: String,

@@ -22,6 +22,7 @@ fn resource_ref_tag<'de, D: Deserializer<'de>>(d: D) -> Result<JsonObject, D::Er
 /// `title`: 2025-06-18 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "ref/prompt", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptReference {
     /// The name of the prompt.
     pub name: String,
@@ -48,6 +49,7 @@ impl PromptReference {
 /// Called `ResourceReference` up to 2025-03-26 (same shape); `uri` is the URI template.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "ref/resource", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplateReference {
     /// The URI template.
     pub uri: String,
@@ -73,6 +75,7 @@ pub type ResourceReference = ResourceTemplateReference;
 /// (all revisions; the schema leaves this union unnamed).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum CompletionReference {
     /// `"ref/prompt"`.
     Prompt(PromptReference),
@@ -109,6 +112,7 @@ impl From<ResourceTemplateReference> for CompletionReference {
 /// The argument being completed: the `argument` of [`CompleteRequestParams`] (all revisions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// The name of the argument.
     pub name: String,
@@ -123,6 +127,7 @@ pub struct CompletionArgument {
 /// later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompletionContext {
     /// Arguments already resolved, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,6 +142,7 @@ pub struct CompletionContext {
 /// `context`: 2025-06-18 and later. On 2026-07-28 `_meta` is required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteRequestParams {
     /// The prompt or resource template whose argument is completed (`ref` on the wire).
     #[serde(rename = "ref")]
@@ -178,6 +184,7 @@ impl CompleteRequestParams {
 /// The completion values: the `completion` of [`CompleteResult`] (all revisions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// The suggestions, at most 100.
     pub values: Vec<String>,
@@ -195,6 +202,7 @@ pub struct Completion {
 /// The result of `completion/complete` (all revisions; `resultType`: 2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// The suggestions.
     pub completion: Completion,
@@ -209,14 +217,21 @@ pub struct CompleteResult {
     pub extra: JsonObject,
 }
 
+impl Completion {
+    /// Suggests `values`, with no `total` and no `hasMore`.
+    pub fn new(values: Vec<String>) -> Self {
+        Completion {
+            values,
+            ..Default::default()
+        }
+    }
+}
+
 impl CompleteResult {
     /// A result suggesting `values` and nothing more.
     pub fn new(values: Vec<String>) -> Self {
         CompleteResult {
-            completion: Completion {
-                values,
-                ..Default::default()
-            },
+            completion: Completion::new(values),
             ..Default::default()
         }
     }

@@ -59,6 +59,7 @@ tag_fn!(tool_result_tag, "tool_result");
 /// The sender or recipient of a message: `"user"` or `"assistant"` (all revisions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// The human side of the conversation.
     User,
@@ -72,6 +73,7 @@ pub enum Role {
 /// `priority`; `lastModified` is 2025-06-18 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Who the object is meant for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +94,7 @@ pub struct Annotations {
 /// `_meta`: 2025-06-18 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "text", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text.
     pub text: String,
@@ -121,6 +124,7 @@ impl TextContent {
 /// `_meta`: 2025-06-18 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "image", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ImageContent {
     /// The base64-encoded image data.
     pub data: String,
@@ -153,6 +157,7 @@ impl ImageContent {
 /// `_meta`: 2025-06-18 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "audio", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AudioContent {
     /// The base64-encoded audio data.
     pub data: String,
@@ -185,6 +190,7 @@ impl AudioContent {
 /// It has the fields of a [`crate::Resource`]; `icons`: 2025-11-25 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "resource_link", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// The URI of the resource.
     pub uri: String,
@@ -232,6 +238,7 @@ impl ResourceLink {
 /// `_meta`: 2025-06-18 and later.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "resource", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The resource contents, text or binary.
     pub resource: ResourceContents,
@@ -264,6 +271,7 @@ impl EmbeddedResource {
 /// later, `resource_link` 2025-06-18 and later. An unknown `type` fails to decode.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// `"text"`.
     Text(TextContent),
@@ -362,6 +370,7 @@ impl From<EmbeddedResource> for ContentBlock {
 /// A request from the model to call a tool (`"type": "tool_use"`, 2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "tool_use", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolUseContent {
     /// An id for this call, matched by [`ToolResultContent::tool_use_id`].
     pub id: String,
@@ -395,6 +404,7 @@ impl ToolUseContent {
 /// `structuredContent` is an object on 2025-11-25 and any JSON value on 2026-07-28.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "tool_result", rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolResultContent {
     /// The [`ToolUseContent::id`] this answers.
     pub tool_use_id: String,
@@ -439,6 +449,7 @@ pub(crate) fn some_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value
 /// Revisions up to 2025-06-18 allow only text, image (and from 2025-03-26 audio) here.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SamplingMessageContentBlock {
     /// `"text"`.
     Text(TextContent),
@@ -517,6 +528,7 @@ impl From<ToolResultContent> for SamplingMessageContentBlock {
 /// The text contents of a resource (all revisions; `_meta`: 2025-06-18 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The URI of the resource.
     pub uri: String,
@@ -547,6 +559,7 @@ impl TextResourceContents {
 /// The binary contents of a resource (all revisions; `_meta`: 2025-06-18 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The URI of the resource.
     pub uri: String,
@@ -581,6 +594,7 @@ impl BlobResourceContents {
 /// present).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Contents with `text`.
     Text(TextResourceContents),

@@ -28,6 +28,7 @@ pub type DiscoverResultResponse = JsonRpcResultResponse<DiscoverResult>;
 /// The answer to `server/discover` (2026-07-28). A cacheable result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiscoverResult {
     /// The versions the server supports; the client picks one for its requests.
     pub supported_versions: Vec<ProtocolVersion>,

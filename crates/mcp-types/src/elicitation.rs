@@ -46,6 +46,7 @@ pub type ElicitationCompleteNotification = TypedNotification<ElicitationComplete
 /// A missing `mode` means form mode (2025-06-18 has no `mode`; later revisions make it optional
 /// for forms). URL mode exists from 2025-11-25.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// Ask for structured input with a form.
     Form(ElicitRequestFormParams),
@@ -115,6 +116,7 @@ pub enum ElicitUrlMode {
 /// Form-mode elicitation params (2025-06-18 and later; named in the schema from 2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestFormParams {
     /// `"form"`, or absent (2025-06-18 has no `mode`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,6 +151,7 @@ impl ElicitRequestFormParams {
 /// URL-mode elicitation params (2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestURLParams {
     /// Always `"url"`.
     pub mode: ElicitUrlMode,
@@ -242,6 +245,7 @@ impl From<Vec<String>> for ElicitValue {
 /// The client's answer to `elicitation/create` (2025-06-18 and later).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,
@@ -292,6 +296,7 @@ impl ElicitResult {
 /// The params of `notifications/elicitation/complete` (2025-11-25 only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationCompleteNotificationParams {
     /// The `elicitationId` of the URL-mode elicitation that finished.
     pub elicitation_id: String,

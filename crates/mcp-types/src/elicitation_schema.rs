@@ -64,6 +64,7 @@ pub enum NumberSchemaType {
 
 /// The `requestedSchema` of a form-mode elicitation: a flat object schema (no nesting).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitRequestedSchema {
     /// `$schema`, the JSON Schema dialect (2025-11-25 and later).
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +88,7 @@ pub struct ElicitRequestedSchema {
 /// untitled single-select enum, otherwise a plain string; `"array"` is a multi-select enum
 /// (titled if `items.anyOf`); `"number"`/`"integer"` and `"boolean"` are what they say.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum PrimitiveSchemaDefinition {
     /// A string field.
     String(StringSchema),
@@ -211,6 +213,7 @@ impl From<EnumSchema> for PrimitiveSchemaDefinition {
 /// [`StringFormat::Other`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum StringFormat {
     /// `"email"`.
     Email,
@@ -228,6 +231,7 @@ pub enum StringFormat {
 /// A string field (2025-06-18 and later; `default` from 2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct StringSchema {
     /// Always `"string"`.
     pub r#type: SchemaStringType,
@@ -257,6 +261,7 @@ pub struct StringSchema {
 /// A number field (2025-06-18 and later; `default` from 2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct NumberSchema {
     /// `"number"` or `"integer"`.
     pub r#type: NumberSchemaType,
@@ -283,6 +288,7 @@ pub struct NumberSchema {
 /// A boolean field (2025-06-18 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BooleanSchema {
     /// Always `"boolean"`.
     pub r#type: SchemaBooleanType,
@@ -306,6 +312,7 @@ pub struct BooleanSchema {
 /// as [`SingleSelectEnumSchema::Untitled`] without `enumNames` and as
 /// [`EnumSchema::LegacyTitled`] with them. 2025-11-25 adds titled and multi-select forms.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum EnumSchema {
     /// Choose one value.
     SingleSelect(SingleSelectEnumSchema),
@@ -334,6 +341,7 @@ impl<'de> Deserialize<'de> for EnumSchema {
 
 /// A single-select enum (2025-11-25 and later).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SingleSelectEnumSchema {
     /// Values without display names (`enum`).
     Untitled(UntitledSingleSelectEnumSchema),
@@ -359,6 +367,7 @@ impl<'de> Deserialize<'de> for SingleSelectEnumSchema {
 
 /// A multi-select enum (2025-11-25 and later).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum MultiSelectEnumSchema {
     /// Values without display names (`items.enum`).
     Untitled(UntitledMultiSelectEnumSchema),
@@ -384,6 +393,7 @@ impl<'de> Deserialize<'de> for MultiSelectEnumSchema {
 
 /// One titled choice: a value and its display name.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TitledEnumOption {
     /// The value (`const`).
     pub r#const: String,
@@ -409,6 +419,7 @@ impl TitledEnumOption {
 /// `EnumSchema` without `enumNames` has the same shape).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledSingleSelectEnumSchema {
     /// Always `"string"`.
     pub r#type: SchemaStringType,
@@ -431,6 +442,7 @@ pub struct UntitledSingleSelectEnumSchema {
 /// Single-select enum with display names (2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledSingleSelectEnumSchema {
     /// Always `"string"`.
     pub r#type: SchemaStringType,
@@ -452,6 +464,7 @@ pub struct TitledSingleSelectEnumSchema {
 
 /// The `items` of an [`UntitledMultiSelectEnumSchema`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UntitledEnumItems {
     /// Always `"string"`.
     pub r#type: SchemaStringType,
@@ -465,6 +478,7 @@ pub struct UntitledEnumItems {
 /// The `items` of a [`TitledMultiSelectEnumSchema`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledEnumItems {
     /// The allowed values with their display names.
     pub any_of: Vec<TitledEnumOption>,
@@ -476,6 +490,7 @@ pub struct TitledEnumItems {
 /// Multi-select enum without display names (2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledMultiSelectEnumSchema {
     /// Always `"array"`.
     pub r#type: SchemaArrayType,
@@ -504,6 +519,7 @@ pub struct UntitledMultiSelectEnumSchema {
 /// Multi-select enum with display names (2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledMultiSelectEnumSchema {
     /// Always `"array"`.
     pub r#type: SchemaArrayType,
@@ -533,6 +549,7 @@ pub struct TitledMultiSelectEnumSchema {
 /// deprecated from 2025-11-25 (non-standard JSON Schema).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct LegacyTitledEnumSchema {
     /// Always `"string"`.
     pub r#type: SchemaStringType,

@@ -39,6 +39,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// One `x-mcp-header` parameter of a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HeaderParam {
     /// The header name's suffix: the value is sent as `Mcp-Param-<header>`.
     pub header: String,
@@ -50,6 +51,7 @@ pub struct HeaderParam {
 
 /// The JSON types a header parameter may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HeaderParamKind {
     /// `"type": "string"`.
     String,
@@ -238,6 +240,7 @@ impl HeaderParam {
 ///   ([`for_call`](Self::for_call) derives them from the tool and the arguments); a Streamable
 ///   HTTP client transport encodes and sends them, other transports ignore them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct McpParamHeaders {
     values: BTreeMap<String, String>,
 }

@@ -17,6 +17,24 @@
 //! assert_eq!(params.name, "echo");
 //! ```
 //!
+//! # Building values
+//!
+//! The protocol types are `#[non_exhaustive]`: a future revision may add a field or a variant
+//! without breaking your code, so struct literals and exhaustive matches are not available
+//! outside this crate. Build a value with its constructor (`new` with the required members, or
+//! `Default`), then set optional fields directly; match with a `_` arm.
+//!
+//! ```
+//! use mcp_types::{Tool, ToolAnnotations};
+//!
+//! let mut annotations = ToolAnnotations::default();
+//! annotations.read_only_hint = Some(true);
+//! let mut tool = Tool::new("echo", Tool::empty_input_schema());
+//! tool.title = Some("Echo".to_owned());
+//! tool.annotations = Some(annotations);
+//! assert_eq!(serde_json::to_value(&tool).unwrap()["annotations"]["readOnlyHint"], true);
+//! ```
+//!
 //! # Cargo features
 //!
 //! None. The crate depends on `serde` and `serde_json` only; it does no IO and has no async code.
@@ -58,6 +76,8 @@ pub mod tasks_extension;
 mod tools;
 mod version;
 
+#[cfg(test)]
+mod evolution_tests;
 #[cfg(test)]
 mod proptests;
 

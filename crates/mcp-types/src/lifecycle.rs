@@ -27,6 +27,7 @@ pub const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// 2025-11-25.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// The programmatic name; also the display name when `title` is absent.
     pub name: String,
@@ -101,6 +102,7 @@ pub type PingRequest = TypedRequest<Ping>;
 /// The params of `initialize` (up to 2025-11-25; named in the schema from 2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeRequestParams {
     /// The latest version the client supports. Unknown versions are kept, so a server can
     /// answer with [`ProtocolVersion::negotiate`].
@@ -137,6 +139,7 @@ impl InitializeRequestParams {
 /// The server's answer to `initialize` (up to 2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The version the session will use; the client disconnects if it does not support it.
     pub protocol_version: ProtocolVersion,

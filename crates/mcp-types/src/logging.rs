@@ -62,6 +62,7 @@ impl fmt::Display for LoggingLevel {
 /// Params of `logging/setLevel` (2024-11-05 to 2025-11-25; named from 2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SetLevelRequestParams {
     /// The least severe level the client wants to receive.
     pub level: LoggingLevel,
@@ -87,6 +88,7 @@ impl SetLevelRequestParams {
 /// Params of `notifications/message` (all revisions; named from 2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// The severity.
     pub level: LoggingLevel,

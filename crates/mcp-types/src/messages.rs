@@ -47,6 +47,7 @@ use crate::{
 
 /// Why a method name and params could not be decoded into one of the aggregate enums.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum MessageDecodeError {
     /// No method of that name travels in this direction (answer with `-32601`).
     UnknownMethod(String),
@@ -509,6 +510,7 @@ pub trait ErrorData: Serialize + DeserializeOwned {
 /// The `data` of an [`UnsupportedProtocolVersionError`] (2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UnsupportedProtocolVersionErrorData {
     /// The versions the server supports.
     pub supported: Vec<crate::ProtocolVersion>,
@@ -526,6 +528,7 @@ impl ErrorData for UnsupportedProtocolVersionErrorData {
 /// The `data` of a [`MissingRequiredClientCapabilityError`] (2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct MissingRequiredClientCapabilityErrorData {
     /// The capabilities the request needs.
     pub required_capabilities: ClientCapabilities,
@@ -541,6 +544,7 @@ impl ErrorData for MissingRequiredClientCapabilityErrorData {
 /// The `data` of a [`URLElicitationRequiredError`] (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct URLElicitationRequiredErrorData {
     /// The elicitations the user must complete before retrying.
     pub elicitations: Vec<ElicitRequestURLParams>,

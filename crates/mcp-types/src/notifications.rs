@@ -33,6 +33,7 @@ pub type CancelledNotification = TypedNotification<Cancelled>;
 /// The params of `notifications/progress` (all revisions; `message` from 2025-03-26).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ProgressNotificationParams {
     /// The token from the `_meta.progressToken` of the request this reports on.
     pub progress_token: ProgressToken,
@@ -84,6 +85,7 @@ impl ProgressNotificationParams {
 /// cancelled with `tasks/cancel` instead).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CancelledNotificationParams {
     /// The id of the request to cancel.
     #[serde(default, skip_serializing_if = "Option::is_none")]

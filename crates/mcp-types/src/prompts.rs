@@ -13,6 +13,7 @@ use crate::extra_fields::deserialize_with_extra;
 /// `title` and `_meta`: 2025-06-18 and later. `icons`: 2025-11-25 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Prompt {
     /// The programmatic name of the prompt.
     pub name: String,
@@ -49,6 +50,7 @@ impl Prompt {
 /// An argument a prompt takes (all revisions; `title`: 2025-06-18 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// The programmatic name of the argument.
     pub name: String,
@@ -83,6 +85,7 @@ impl PromptArgument {
 /// resource links 2025-06-18 and later.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who says it.
     pub role: Role,
@@ -119,6 +122,7 @@ impl PromptMessage {
 /// `resultType`, `ttlMs` and `cacheScope`: 2026-07-28 (where it is a `CacheableResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// The prompts on this page.
     pub prompts: Vec<Prompt>,
@@ -148,6 +152,7 @@ pub struct ListPromptsResult {
 /// an `InputRequiredResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptRequestParams {
     /// The name of the prompt.
     pub name: String,
@@ -193,6 +198,7 @@ impl GetPromptRequestParams {
 /// The result of `prompts/get` (all revisions; `resultType`: 2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// What the prompt is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]

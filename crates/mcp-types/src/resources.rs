@@ -13,6 +13,7 @@ use crate::extra_fields::deserialize_with_extra;
 /// and later. `icons`: 2025-11-25 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// The URI of the resource.
     pub uri: String,
@@ -60,6 +61,7 @@ impl Resource {
 /// `title` and `_meta`: 2025-06-18 and later. `icons`: 2025-11-25 and later.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The URI template.
     pub uri_template: String,
@@ -104,6 +106,7 @@ impl ResourceTemplate {
 /// `resultType`, `ttlMs` and `cacheScope`: 2026-07-28 (where it is a `CacheableResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// The resources on this page.
     pub resources: Vec<Resource>,
@@ -132,6 +135,7 @@ pub struct ListResourcesResult {
 /// `resultType`, `ttlMs` and `cacheScope`: 2026-07-28 (where it is a `CacheableResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// The templates on this page.
     pub resource_templates: Vec<ResourceTemplate>,
@@ -161,6 +165,7 @@ pub struct ListResourceTemplatesResult {
 /// [`SubscribeRequestParams`] and [`UnsubscribeRequestParams`] have exactly this shape.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceRequestParams {
     /// The URI of the resource.
     pub uri: String,
@@ -195,6 +200,7 @@ pub type UnsubscribeRequestParams = ResourceRequestParams;
 /// an `InputRequiredResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read.
     pub uri: String,
@@ -239,6 +245,7 @@ impl ReadResourceRequestParams {
 /// `resultType`, `ttlMs` and `cacheScope`: 2026-07-28 (where it is a `CacheableResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// The contents: one entry for the resource, or several (e.g. for a directory).
     pub contents: Vec<ResourceContents>,
@@ -274,6 +281,7 @@ impl ReadResourceResult {
 /// On 2026-07-28 `_meta` may carry `io.modelcontextprotocol/subscriptionId`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that changed (possibly a sub-resource of the subscribed one).
     pub uri: String,

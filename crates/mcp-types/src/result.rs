@@ -34,6 +34,7 @@ pub type InputResponses = BTreeMap<String, InputResponse>;
 /// Methods this crate does not know decode as [`InputRequest::Other`], so one unknown entry does
 /// not make a whole [`InputRequiredResult`] unreadable.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum InputRequest {
     /// `sampling/createMessage`.
     CreateMessage(CreateMessageRequestParams),
@@ -128,6 +129,7 @@ impl<'de> Deserialize<'de> for InputRequest {
 /// [`InputResponse::CreateMessage`] otherwise. A client that knows which request a key answered
 /// can also decode the value directly as that result type.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum InputResponse {
     /// Answer to `sampling/createMessage`.
     CreateMessage(Box<CreateMessageResult>),
@@ -191,6 +193,7 @@ impl From<ElicitResult> for InputResponse {
 /// [`InputResponseRequestParams`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Always [`ResultType::InputRequired`]; unlike other results the field is required here.
     #[serde(default = "input_required")]
@@ -246,6 +249,7 @@ impl InputRequiredResult {
 /// carry the same two fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputResponseRequestParams {
     /// Answers to the server's input requests, by key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,6 +328,7 @@ impl<'de, R: DeserializeOwned> Deserialize<'de> for MaybeInputRequired<R> {
 /// [`InputRequiredResult`] and have no `jsonrpc` or `id`; earlier revisions send them as JSON-RPC
 /// requests with both. This type reads either and writes back what it read. Params that encode
 /// to `{}` are omitted.
+#[non_exhaustive]
 pub struct TypedInputRequest<M: Request> {
     /// `"2.0"` when the request is a JSON-RPC message (revisions before 2026-07-28).
     pub jsonrpc: Option<JsonRpcVersion>,

@@ -35,6 +35,7 @@ pub type RootsListChangedNotification = TypedNotification<RootsListChanged>;
 /// A directory or file the server may operate on (all revisions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Root {
     /// The root's URI; must start with `file://` in every revision so far.
     pub uri: String,
@@ -68,6 +69,7 @@ impl Root {
 /// The client's answer to `roots/list` (all revisions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots.
     pub roots: Vec<Root>,

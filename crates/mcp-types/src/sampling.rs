@@ -15,6 +15,7 @@ use crate::{JsonObject, Meta, Role, SamplingMessageContentBlock, Tool};
 /// round-trip as they came.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SamplingContent {
     /// A single block (every revision).
     Single(SamplingMessageContentBlock),
@@ -72,6 +73,7 @@ impl From<Vec<SamplingMessageContentBlock>> for SamplingContent {
 /// `_meta`: 2025-11-25 and later. See [`SamplingContent`] for how `content` differs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Who says it.
     pub role: Role,
@@ -111,6 +113,7 @@ impl SamplingMessage {
 /// from 0 to 1.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelPreferences {
     /// Model names to consider, in order of preference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +135,7 @@ pub struct ModelPreferences {
 /// A hint for model selection (all revisions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelHint {
     /// A full or partial model name, e.g. `"claude-3-5-sonnet"` or `"sonnet"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,6 +160,7 @@ impl ModelHint {
 /// `thisServer` and `allServers` are soft-deprecated from 2025-11-25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum IncludeContext {
     /// No context (the default).
     None,
@@ -168,6 +173,7 @@ pub enum IncludeContext {
 /// How the model may use the offered tools (2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolChoice {
     /// The mode; absent means [`ToolChoiceMode::Auto`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,6 +196,7 @@ impl ToolChoice {
 /// The `mode` of a [`ToolChoice`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ToolChoiceMode {
     /// The model decides (the default).
     Auto,
@@ -205,6 +212,7 @@ pub enum ToolChoiceMode {
 /// 2025-11-25 (on 2026-07-28 the request is embedded in an `InputRequiredResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageRequestParams {
     /// The conversation so far.
     pub messages: Vec<SamplingMessage>,
@@ -262,6 +270,7 @@ impl CreateMessageRequestParams {
 /// and has no `resultType`; the field is kept for symmetry with other results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Who produced the message (normally the assistant).
     pub role: Role,

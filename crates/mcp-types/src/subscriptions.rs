@@ -42,6 +42,7 @@ pub type SubscriptionsAcknowledgedNotification = TypedNotification<Subscriptions
 /// The notification types a client opts in to (2026-07-28). The server sends nothing else.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionFilter {
     /// Receive `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,6 +64,7 @@ pub struct SubscriptionFilter {
 /// The params of `subscriptions/listen` (2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionsListenRequestParams {
     /// What the client wants to receive on this stream.
     pub notifications: SubscriptionFilter,
@@ -79,6 +81,7 @@ pub struct SubscriptionsListenRequestParams {
 /// [`SUBSCRIPTION_ID_META_KEY`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionsListenResult {
     /// `"complete"` (required by the schema).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,6 +119,7 @@ impl SubscriptionsListenResult {
 /// a subscription, saying which of the requested notification types the server will send.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SubscriptionsAcknowledgedNotificationParams {
     /// The requested types the server supports and will send.
     pub notifications: SubscriptionFilter,

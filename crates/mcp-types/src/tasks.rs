@@ -23,6 +23,7 @@ pub const RELATED_TASK_META_KEY: &str = "io.modelcontextprotocol/related-task";
 /// The state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// Being worked on.
     Working,
@@ -49,6 +50,7 @@ impl TaskStatus {
 /// The data of a task (2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Task {
     /// The task id.
     pub task_id: String,
@@ -73,9 +75,31 @@ pub struct Task {
     pub extra: JsonObject,
 }
 
+impl Task {
+    /// A task with its required members; the optional ones start unset.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl: None,
+            poll_interval: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
 /// The `task` field of a request asking for task-augmented execution (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskMetadata {
     /// How long to keep the task after creation, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,6 +112,7 @@ pub struct TaskMetadata {
 /// Ties a message to a task; sent in `_meta` under [`RELATED_TASK_META_KEY`] (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RelatedTaskMetadata {
     /// The id of the task the message belongs to.
     pub task_id: String,
@@ -99,6 +124,7 @@ pub struct RelatedTaskMetadata {
 /// The common params of a request that may be task-augmented (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskAugmentedRequestParams {
     /// Asks for task-augmented execution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,6 +140,7 @@ pub struct TaskAugmentedRequestParams {
 /// The immediate answer to a task-augmented request: the task that was created (2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateTaskResult {
     /// The new task.
     pub task: Task,
@@ -128,9 +155,22 @@ pub struct CreateTaskResult {
     pub extra: JsonObject,
 }
 
+impl CreateTaskResult {
+    /// The result announcing `task`.
+    pub fn new(task: Task) -> Self {
+        Self {
+            task,
+            result_type: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
 /// The params of `tasks/get`, `tasks/result` and `tasks/cancel` (2025-11-25): a task id.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetTaskRequestParams {
     /// The task to act on.
     pub task_id: String,
@@ -161,6 +201,7 @@ pub type CancelTaskRequestParams = GetTaskRequestParams;
 /// The answer to `tasks/get`: the task's current data (2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetTaskResult {
     /// `resultType` (2026-07-28 extension; absent on 2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,6 +215,17 @@ pub struct GetTaskResult {
     pub task: Task,
 }
 
+impl GetTaskResult {
+    /// The result carrying `task`.
+    pub fn new(task: Task) -> Self {
+        Self {
+            result_type: None,
+            meta: None,
+            task,
+        }
+    }
+}
+
 /// The answer to `tasks/cancel`: the task after cancellation (same shape as [`GetTaskResult`]).
 pub type CancelTaskResult = GetTaskResult;
 
@@ -181,6 +233,7 @@ pub type CancelTaskResult = GetTaskResult;
 /// (2025-11-25). Use [`GetTaskPayloadResult::decode`] to read it as that type.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetTaskPayloadResult {
     /// `resultType` (2026-07-28 extension; absent on 2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -204,6 +257,7 @@ impl GetTaskPayloadResult {
 /// The answer to `tasks/list` (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListTasksResult {
     /// The tasks.
     pub tasks: Vec<Task>,
@@ -223,6 +277,7 @@ pub struct ListTasksResult {
 
 /// The params of `notifications/tasks/status`: the task's new data (2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TaskStatusNotificationParams {
     /// Metadata attached to the notification.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -230,6 +285,13 @@ pub struct TaskStatusNotificationParams {
     /// The task, whose fields sit at the top level of the params.
     #[serde(flatten)]
     pub task: Task,
+}
+
+impl TaskStatusNotificationParams {
+    /// The notification's params for `task`.
+    pub fn new(task: Task) -> Self {
+        Self { meta: None, task }
+    }
 }
 
 /// Marker for `tasks/get` (either direction; 2025-11-25).

@@ -37,6 +37,7 @@ use crate::{
 /// Flat: the task's fields at the top level of the result, with `resultType: "task"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateTaskResult {
     /// Always [`ResultType::Task`].
     #[serde(default = "task_result_type")]
@@ -67,6 +68,29 @@ pub struct CreateTaskResult {
     pub extra: JsonObject,
 }
 
+impl CreateTaskResult {
+    /// The handle of a task with its required members; the optional ones start unset.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            result_type: ResultType::Task,
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl_ms: None,
+            poll_interval_ms: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
 fn task_result_type() -> ResultType {
     ResultType::Task
 }
@@ -76,6 +100,7 @@ fn task_result_type() -> ResultType {
 /// JSON-RPC error once `failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DetailedTask {
     /// The task id.
     pub task_id: String,
@@ -109,9 +134,34 @@ pub struct DetailedTask {
     pub extra: JsonObject,
 }
 
+impl DetailedTask {
+    /// A task with its required members; the optional ones start unset.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl_ms: None,
+            poll_interval_ms: None,
+            input_requests: None,
+            result: None,
+            error: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
 /// The result of `tasks/get`: the task in detail, with `resultType: "complete"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetTaskResult {
     /// Always [`ResultType::Complete`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,6 +172,17 @@ pub struct GetTaskResult {
     /// The task.
     #[serde(flatten)]
     pub task: DetailedTask,
+}
+
+impl GetTaskResult {
+    /// The result carrying `task`, with `resultType: "complete"`.
+    pub fn new(task: DetailedTask) -> Self {
+        Self {
+            result_type: Some(ResultType::Complete),
+            meta: None,
+            task,
+        }
+    }
 }
 
 /// `tasks/get` (2026-07-28 extension): the task in detail.
@@ -137,6 +198,7 @@ impl Request for GetTask {
 /// The params of `tasks/update`: answers to the task's outstanding input requests, by key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UpdateTaskRequestParams {
     /// The task.
     pub task_id: String,
@@ -174,6 +236,7 @@ impl Request for CancelTask {
 
 /// The params of `notifications/tasks`: the task in detail, as `tasks/get` would return it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TaskNotificationParams {
     /// Metadata attached to the notification (the subscription id on a listen stream).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -181,6 +244,13 @@ pub struct TaskNotificationParams {
     /// The task.
     #[serde(flatten)]
     pub task: DetailedTask,
+}
+
+impl TaskNotificationParams {
+    /// The notification's params for `task`.
+    pub fn new(task: DetailedTask) -> Self {
+        Self { meta: None, task }
+    }
 }
 
 /// `notifications/tasks` (2026-07-28 extension): a task changed; sent on a

@@ -17,6 +17,7 @@ use crate::extra_fields::deserialize_with_extra;
 /// 2020-12 and lets `outputSchema` have any root type.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// The programmatic name of the tool.
     pub name: String,
@@ -70,6 +71,7 @@ impl Tool {
 /// untrusted servers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A human-readable name for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,9 +93,36 @@ pub struct ToolAnnotations {
     pub extra: JsonObject,
 }
 
+impl ToolAnnotations {
+    /// Sets `readOnlyHint`: the tool does not change its environment.
+    pub fn with_read_only_hint(mut self, read_only: bool) -> Self {
+        self.read_only_hint = Some(read_only);
+        self
+    }
+
+    /// Sets `destructiveHint`: an update may destroy something (meaningful when not read-only).
+    pub fn with_destructive_hint(mut self, destructive: bool) -> Self {
+        self.destructive_hint = Some(destructive);
+        self
+    }
+
+    /// Sets `idempotentHint`: calling again with the same arguments has no further effect.
+    pub fn with_idempotent_hint(mut self, idempotent: bool) -> Self {
+        self.idempotent_hint = Some(idempotent);
+        self
+    }
+
+    /// Sets `openWorldHint`: the tool reaches beyond a closed domain (the web, say).
+    pub fn with_open_world_hint(mut self, open_world: bool) -> Self {
+        self.open_world_hint = Some(open_world);
+        self
+    }
+}
+
 /// Execution properties of a tool (2025-11-25 only; removed with tasks in 2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolExecution {
     /// Whether the tool can run as a task; absent means [`ToolTaskSupport::Forbidden`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +135,7 @@ pub struct ToolExecution {
 /// Whether a tool supports task-augmented execution (`ToolExecution.taskSupport`, 2025-11-25).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ToolTaskSupport {
     /// The tool cannot run as a task (the default).
     Forbidden,
@@ -121,6 +151,7 @@ pub enum ToolTaskSupport {
 /// keys; earlier revisions make the whole params object optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PaginatedRequestParams {
     /// Where to continue: the `nextCursor` of the previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,6 +179,7 @@ impl PaginatedRequestParams {
 /// `resultType`, `ttlMs` and `cacheScope`: 2026-07-28 (where it is a `CacheableResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// The tools on this page.
     pub tools: Vec<Tool>,
@@ -187,6 +219,7 @@ impl ListToolsResult {
 /// `inputResponses` and `requestState` (for retrying after an `InputRequiredResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolRequestParams {
     /// The name of the tool to call.
     pub name: String,
@@ -250,6 +283,7 @@ impl CallToolRequestParams {
 /// A failing tool reports `isError: true` here rather than a JSON-RPC error.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// The unstructured result.
     pub content: Vec<ContentBlock>,

@@ -32,6 +32,7 @@ pub const PROTOCOL_VERSION_META_KEY: &str = "io.modelcontextprotocol/protocolVer
 /// assert_eq!(serde_json::to_string(&v).unwrap(), "\"2025-06-18\"");
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ProtocolVersion {
     /// `2024-11-05`, the first public revision (HTTP+SSE transport).
     V2024_11_05,

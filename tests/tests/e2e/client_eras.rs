@@ -166,9 +166,10 @@ async fn an_undeclared_capability_is_a_typed_refusal() {
 
 /// A subscription to tool list changes, and a tool that triggers one.
 async fn subscription(client: &Client) {
-    let filter = SubscriptionFilter {
-        tools_list_changed: Some(true),
-        ..Default::default()
+    let filter = {
+        let mut built = SubscriptionFilter::default();
+        built.tools_list_changed = Some(true);
+        built
     };
     let mut changes = client.listen(filter).await.unwrap();
     assert_eq!(changes.acknowledged().tools_list_changed, Some(true));

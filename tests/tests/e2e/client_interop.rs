@@ -387,12 +387,13 @@ async fn client_against_server_everything() {
     assert_eq!(department.completion.values, ["Engineering"]);
     let mut member =
         CompleteRequestParams::new(PromptReference::new("completable-prompt"), "name", "");
-    member.context = Some(CompletionContext {
-        arguments: Some(BTreeMap::from([(
+    member.context = Some({
+        let mut built = CompletionContext::default();
+        built.arguments = Some(BTreeMap::from([(
             "department".to_owned(),
             "Engineering".to_owned(),
-        )])),
-        ..Default::default()
+        )]));
+        built
     });
     let member = client.complete(member).await.unwrap();
     assert_eq!(member.completion.values, ["Alice", "Bob", "Charlie"]);

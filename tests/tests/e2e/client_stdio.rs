@@ -582,9 +582,10 @@ async fn a_cancelled_elicitation_is_reported_by_the_server() {
     let running = Running::start(
         everything(),
         Client::builder().elicitation(|_: ElicitRequestParams, _: RequestContext| async {
-            Ok(ElicitResult {
-                action: ElicitAction::Cancel,
-                ..ElicitResult::decline()
+            Ok({
+                let mut built = ElicitResult::decline();
+                built.action = ElicitAction::Cancel;
+                built
             })
         }),
     )

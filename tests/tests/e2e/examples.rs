@@ -193,9 +193,10 @@ async fn hello_stdio_keeps_notes_in_both_eras() {
     for era in ERAS {
         let (client, connection) = connect("hello-stdio", Client::builder().era(era)).await;
         assert_eq!(read_text(&client, "notes://all").await, "No notes yet.");
-        let filter = SubscriptionFilter {
-            resource_subscriptions: Some(vec!["notes://all".to_owned()]),
-            ..Default::default()
+        let filter = {
+            let mut built = SubscriptionFilter::default();
+            built.resource_subscriptions = Some(vec!["notes://all".to_owned()]);
+            built
         };
         let mut updates = within("subscribing", client.listen(filter))
             .await
@@ -342,9 +343,10 @@ async fn resources_reads_templates_and_tells_subscribers_in_both_eras() {
         assert_eq!(values.completion.values, ["oslo"]);
 
         // Subscribed to Oslo: its change is told, Lima's is not.
-        let filter = SubscriptionFilter {
-            resource_subscriptions: Some(vec!["weather://oslo/current".to_owned()]),
-            ..Default::default()
+        let filter = {
+            let mut built = SubscriptionFilter::default();
+            built.resource_subscriptions = Some(vec!["weather://oslo/current".to_owned()]);
+            built
         };
         let mut updates = within("subscribing", client.listen(filter))
             .await

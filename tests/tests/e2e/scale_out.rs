@@ -346,10 +346,11 @@ async fn modern(url: &str) -> (Client, tokio::task::JoinHandle<mcp_client::Resul
 async fn a_listen_stream_on_one_instance_sees_the_changes_made_on_the_other() {
     let d = Deployment::start().await;
     let (a, a_connection) = modern(&d.instances[0].url()).await;
-    let filter = SubscriptionFilter {
-        tools_list_changed: Some(true),
-        prompts_list_changed: Some(true),
-        ..Default::default()
+    let filter = {
+        let mut built = SubscriptionFilter::default();
+        built.tools_list_changed = Some(true);
+        built.prompts_list_changed = Some(true);
+        built
     };
     let mut changes = a
         .listen(filter)

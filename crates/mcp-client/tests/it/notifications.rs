@@ -133,9 +133,10 @@ async fn the_handler_trait_dispatches_each_kind() {
         0.5,
     ))
     .await;
-    s.notify::<ElicitationComplete>(mcp_types::ElicitationCompleteNotificationParams {
-        elicitation_id: "e1".into(),
-        ..Default::default()
+    s.notify::<ElicitationComplete>({
+        let mut built = mcp_types::ElicitationCompleteNotificationParams::default();
+        built.elicitation_id = "e1".into();
+        built
     })
     .await;
     done.recv().await.unwrap();

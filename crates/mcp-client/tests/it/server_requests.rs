@@ -200,9 +200,10 @@ async fn url_elicitation_and_its_completion_notification() {
         )
     );
     h.server
-        .notify::<ElicitationComplete>(ElicitationCompleteNotificationParams {
-            elicitation_id: "el-7".into(),
-            ..Default::default()
+        .notify::<ElicitationComplete>({
+            let mut built = ElicitationCompleteNotificationParams::default();
+            built.elicitation_id = "el-7".into();
+            built
         })
         .await;
     match notes.recv().await.unwrap() {

@@ -79,6 +79,7 @@ pub(crate) fn plan(
         return match (support, declares_tasks(cx)) {
             (ToolTaskSupport::Forbidden, _) | (ToolTaskSupport::Optional, false) => Ok(Plan::Sync),
             (ToolTaskSupport::Required, false) => Err(extension_required()),
+            (_, false) => Ok(Plan::Sync),
             (_, true) => Ok(Plan::Task {
                 deferred,
                 ttl: config.ttl,

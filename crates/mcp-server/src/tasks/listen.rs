@@ -100,10 +100,8 @@ impl WatchedTasks {
         if record.status.is_terminal() {
             self.ids.remove(id);
         }
-        let params = TaskNotificationParams {
-            meta: Some(meta.clone()),
-            task: wire::modern_detailed(&record),
-        };
+        let mut params = TaskNotificationParams::new(wire::modern_detailed(&record));
+        params.meta = Some(meta.clone());
         match serde_json::to_value(params)? {
             Value::Object(object) => Ok(Some((TaskChanged::METHOD, object))),
             _ => Ok(None),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mcp_types::tasks_extension::GetTaskResult;
 use mcp_types::{
     EmptyResult, Era, ErrorCode, ErrorObject, GetTaskRequestParams, JsonObject, ListTasksResult,
-    PaginatedRequestParams, ProtocolVersion, RELATED_TASK_META_KEY, ResultType,
+    PaginatedRequestParams, ProtocolVersion, RELATED_TASK_META_KEY,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -134,11 +134,7 @@ impl Methods<'_> {
             "tasks/get" => {
                 let p: GetTaskRequestParams = params(raw)?;
                 let record = self.find(&p.task_id).await?;
-                let result = GetTaskResult {
-                    result_type: Some(ResultType::Complete),
-                    meta: None,
-                    task: wire::modern_detailed(&record),
-                };
+                let result = GetTaskResult::new(wire::modern_detailed(&record));
                 self.stamped(&result)
             }
             "tasks/update" => {
@@ -199,13 +195,9 @@ impl Methods<'_> {
                         TaskStoreError::InvalidCursor => Error::invalid_params("Invalid cursor"),
                         other => store_error(other),
                     })?;
-                let result = ListTasksResult {
-                    tasks: page.tasks.iter().map(wire::legacy_task).collect(),
-                    next_cursor: page.next_cursor,
-                    result_type: None,
-                    meta: None,
-                    extra: JsonObject::new(),
-                };
+                let mut result = ListTasksResult::default();
+                result.tasks = page.tasks.iter().map(wire::legacy_task).collect();
+                result.next_cursor = page.next_cursor;
                 respond(&result)
             }
             _ => {

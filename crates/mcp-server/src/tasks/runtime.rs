@@ -69,10 +69,7 @@ impl LiveTask {
         let Some(peer) = &self.status_to else {
             return;
         };
-        let params = TaskStatusNotificationParams {
-            meta: None,
-            task: wire::legacy_task(record),
-        };
+        let params = TaskStatusNotificationParams::new(wire::legacy_task(record));
         let sent = match serde_json::value::to_raw_value(&params) {
             Ok(raw) => peer.notify(TaskStatusChanged::METHOD, Some(raw)).await,
             Err(e) => {

@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use mcp_types::tasks_extension::{CreateTaskResult, DetailedTask};
-use mcp_types::{JsonObject, ResultType, Task, TaskStatus};
+use mcp_types::{Task, TaskStatus};
 
 use super::store::{TaskOutcome, TaskRecord};
 
@@ -20,32 +20,30 @@ fn millis(d: Duration) -> u64 {
 
 /// The 2025-11-25 `Task`.
 pub(crate) fn legacy_task(r: &TaskRecord) -> Task {
-    Task {
-        task_id: r.id.clone(),
-        status: r.status,
-        status_message: r.status_message.clone(),
-        created_at: timestamp(r.created_at),
-        last_updated_at: timestamp(r.updated_at),
-        ttl: r.ttl.map(millis),
-        poll_interval: r.poll_interval.map(millis),
-        extra: JsonObject::new(),
-    }
+    let mut task = Task::new(
+        r.id.clone(),
+        r.status,
+        timestamp(r.created_at),
+        timestamp(r.updated_at),
+    );
+    task.status_message = r.status_message.clone();
+    task.ttl = r.ttl.map(millis);
+    task.poll_interval = r.poll_interval.map(millis);
+    task
 }
 
 /// The 2026-07-28 task handle: flat, `resultType: "task"`, nothing inline.
 pub(crate) fn modern_created(r: &TaskRecord) -> CreateTaskResult {
-    CreateTaskResult {
-        result_type: ResultType::Task,
-        task_id: r.id.clone(),
-        status: r.status,
-        status_message: r.status_message.clone(),
-        created_at: timestamp(r.created_at),
-        last_updated_at: timestamp(r.updated_at),
-        ttl_ms: r.ttl.map(millis),
-        poll_interval_ms: r.poll_interval.map(millis),
-        meta: None,
-        extra: JsonObject::new(),
-    }
+    let mut created = CreateTaskResult::new(
+        r.id.clone(),
+        r.status,
+        timestamp(r.created_at),
+        timestamp(r.updated_at),
+    );
+    created.status_message = r.status_message.clone();
+    created.ttl_ms = r.ttl.map(millis);
+    created.poll_interval_ms = r.poll_interval.map(millis);
+    created
 }
 
 /// The 2026-07-28 `DetailedTask`: the outstanding input while `input_required`, the result
@@ -56,19 +54,19 @@ pub(crate) fn modern_detailed(r: &TaskRecord) -> DetailedTask {
         (Some(TaskOutcome::Error(error)), TaskStatus::Failed) => (None, Some(error.clone())),
         _ => (None, None),
     };
-    DetailedTask {
-        task_id: r.id.clone(),
-        status: r.status,
-        status_message: r.status_message.clone(),
-        created_at: timestamp(r.created_at),
-        last_updated_at: timestamp(r.updated_at),
-        ttl_ms: r.ttl.map(millis),
-        poll_interval_ms: r.poll_interval.map(millis),
-        input_requests: (r.status == TaskStatus::InputRequired).then(|| r.input_requests.clone()),
-        result,
-        error,
-        extra: JsonObject::new(),
-    }
+    let mut task = DetailedTask::new(
+        r.id.clone(),
+        r.status,
+        timestamp(r.created_at),
+        timestamp(r.updated_at),
+    );
+    task.status_message = r.status_message.clone();
+    task.ttl_ms = r.ttl.map(millis);
+    task.poll_interval_ms = r.poll_interval.map(millis);
+    task.input_requests = (r.status == TaskStatus::InputRequired).then(|| r.input_requests.clone());
+    task.result = result;
+    task.error = error;
+    task
 }
 
 #[cfg(test)]
@@ -84,7 +82,7 @@ mod tests {
     #[test]
     fn only_what_the_status_carries_is_inline() {
         let mut record = TaskRecord::new("t", None, Some(Duration::from_secs(60)));
-        record.outcome = Some(TaskOutcome::Result(JsonObject::new()));
+        record.outcome = Some(TaskOutcome::Result(mcp_types::JsonObject::new()));
         let working = serde_json::to_value(modern_detailed(&record)).unwrap();
         assert!(working.get("result").is_none() && working.get("inputRequests").is_none());
         assert_eq!(working["ttlMs"], 60_000);

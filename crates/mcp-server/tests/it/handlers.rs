@@ -106,10 +106,11 @@ fn server(db: Db) -> Server {
             )
             .unwrap()
             .complete("id", |req: CompletionRequest, State(n): State<u32>| async move {
-                Completion {
-                    values: vec![format!("{}{n}", req.value)],
-                    ..Default::default()
-                }
+                {
+ let mut built = Completion::default();
+ built.values = vec![format!("{}{n}", req.value)];
+ built
+}
             }),
         )
         .prompt(Prompt::new(

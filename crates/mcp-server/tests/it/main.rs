@@ -86,10 +86,7 @@ pub(crate) fn fixture() -> Server {
             })
             .description("Adds two numbers")
             .title("Add")
-            .annotations(ToolAnnotations {
-                read_only_hint: Some(true),
-                ..Default::default()
-            }),
+            .annotations(ToolAnnotations::default().with_read_only_hint(true)),
         )
         .tool(
             Tool::typed("sum", |args: AddArgs, _cx: Context| async move {

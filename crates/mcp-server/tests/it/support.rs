@@ -54,7 +54,7 @@ impl Handler for ClientHandler {
                     ElicitRequestParams::Form(_) => to_raw_value(&ElicitResult::accept(Some(
                         [("name".to_owned(), ElicitValue::from("Alice"))].into(),
                     ))),
-                    ElicitRequestParams::Url(_) => to_raw_value(&ElicitResult::accept(None)),
+                    _ => to_raw_value(&ElicitResult::accept(None)),
                 }
             }
             ListRoots::METHOD => to_raw_value(&ListRootsResult::new(vec![

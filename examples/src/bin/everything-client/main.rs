@@ -153,6 +153,7 @@ async fn elicit(
                 })?,
             ))
         }
-        ElicitRequestParams::Url(_) => ElicitResult::decline(),
+        // URL mode, and any mode this client does not know.
+        _ => ElicitResult::decline(),
     })
 }
