@@ -452,7 +452,7 @@ impl ClientBuilder {
             inner: transport,
             slot: failure.clone(),
         };
-        let (conn, peer) = mcp_jsonrpc::Connection::new(
+        let (peer, conn) = mcp_jsonrpc::Connection::new(
             recording,
             Router {
                 shared: shared.clone(),

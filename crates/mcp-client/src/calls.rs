@@ -1,5 +1,9 @@
 //! The typed calls of each server feature (tools, resources, prompts, completion, logging,
 //! roots), and the streams that follow a list's pages to the end.
+//!
+//! Every call takes its request's params, or anything that converts into them: where the
+//! params have one required member (a tool's or a prompt's name, a resource's URI), that
+//! member alone converts (`client.read_resource("notes://all")`, `client.call_tool("ping")`).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -103,7 +107,10 @@ impl Client {
     /// # Cancel safety
     ///
     /// Dropping the future cancels the call on the server.
-    pub async fn call_tool(&self, params: CallToolRequestParams) -> Result<CallToolResult> {
+    pub async fn call_tool(
+        &self,
+        params: impl Into<CallToolRequestParams>,
+    ) -> Result<CallToolResult> {
         self.call_tool_with(params, CallOptions::default()).await
     }
 
@@ -114,9 +121,10 @@ impl Client {
     /// As for [`call_tool`](Self::call_tool).
     pub async fn call_tool_with(
         &self,
-        params: CallToolRequestParams,
+        params: impl Into<CallToolRequestParams>,
         options: CallOptions,
     ) -> Result<CallToolResult> {
+        let params = params.into();
         self.require_server(self.has_tools(), "tools")?;
         let name = params.name.clone();
         // A tool that runs only as a task (2025-11-25): call it as one, wait for the result.
@@ -202,12 +210,13 @@ impl Client {
     /// ```
     pub fn call_tool_with_progress(
         &self,
-        params: CallToolRequestParams,
+        params: impl Into<CallToolRequestParams>,
         options: CallOptions,
     ) -> (
         mpsc::Receiver<Progress>,
         impl Future<Output = Result<CallToolResult>> + Send + '_,
     ) {
+        let params: CallToolRequestParams = params.into();
         let (tx, rx) = mpsc::channel(PROGRESS_CAPACITY);
         (rx, self.call_tool_with(params, options.progress(tx)))
     }
@@ -269,10 +278,12 @@ impl Client {
     /// # Errors
     ///
     /// As for [`request`](Self::request).
-    pub async fn read_resource(&self, uri: impl Into<String>) -> Result<ReadResourceResult> {
+    pub async fn read_resource(
+        &self,
+        params: impl Into<ReadResourceRequestParams>,
+    ) -> Result<ReadResourceResult> {
         self.require_server(self.has_resources(), "resources")?;
-        self.request::<ReadResource>(ReadResourceRequestParams::new(uri))
-            .await
+        self.request::<ReadResource>(params.into()).await
     }
 
     /// Subscribes to updates of the resource at `uri` (`resources/subscribe`); updates arrive
@@ -282,14 +293,12 @@ impl Client {
     /// # Errors
     ///
     /// As for [`request`](Self::request); [`Error::NotInRevision`] on 2026-07-28.
-    pub async fn subscribe(&self, uri: impl Into<String>) -> Result<()> {
+    pub async fn subscribe(&self, params: impl Into<ResourceRequestParams>) -> Result<()> {
         self.require_server(
             self.server_capabilities().supports_resource_subscriptions(),
             "resources.subscribe",
         )?;
-        self.request::<Subscribe>(ResourceRequestParams::new(uri))
-            .await
-            .map(drop)
+        self.request::<Subscribe>(params.into()).await.map(drop)
     }
 
     /// Ends a subscription (`resources/unsubscribe`). Handshake era only.
@@ -297,14 +306,12 @@ impl Client {
     /// # Errors
     ///
     /// As for [`request`](Self::request); [`Error::NotInRevision`] on 2026-07-28.
-    pub async fn unsubscribe(&self, uri: impl Into<String>) -> Result<()> {
+    pub async fn unsubscribe(&self, params: impl Into<ResourceRequestParams>) -> Result<()> {
         self.require_server(
             self.server_capabilities().supports_resource_subscriptions(),
             "resources.subscribe",
         )?;
-        self.request::<Unsubscribe>(ResourceRequestParams::new(uri))
-            .await
-            .map(drop)
+        self.request::<Unsubscribe>(params.into()).await.map(drop)
     }
 
     // ---- prompts --------------------------------------------------------------------------
@@ -336,9 +343,12 @@ impl Client {
     /// # Errors
     ///
     /// As for [`request`](Self::request).
-    pub async fn get_prompt(&self, params: GetPromptRequestParams) -> Result<GetPromptResult> {
+    pub async fn get_prompt(
+        &self,
+        params: impl Into<GetPromptRequestParams>,
+    ) -> Result<GetPromptResult> {
         self.require_server(self.has_prompts(), "prompts")?;
-        self.request::<GetPrompt>(params).await
+        self.request::<GetPrompt>(params.into()).await
     }
 
     // ---- completion and logging -----------------------------------------------------------
@@ -348,12 +358,15 @@ impl Client {
     /// # Errors
     ///
     /// As for [`request`](Self::request).
-    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult> {
+    pub async fn complete(
+        &self,
+        params: impl Into<CompleteRequestParams>,
+    ) -> Result<CompleteResult> {
         self.require_server(
             self.server_capabilities().completions.is_some(),
             "completions",
         )?;
-        self.request::<Complete>(params).await
+        self.request::<Complete>(params.into()).await
     }
 
     /// Sets the level of the log messages the server sends: `logging/setLevel` in the

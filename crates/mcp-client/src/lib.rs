@@ -52,7 +52,7 @@
 //! // Both sides speak the stateless revision, so that is what the client chose.
 //! assert_eq!(client.era(), Era::Stateless);
 //! assert_eq!(*client.protocol_version(), ProtocolVersion::V2026_07_28);
-//! let result = client.call_tool(CallToolRequestParams::new("greet")).await?;
+//! let result = client.call_tool("greet").await?;
 //! assert_eq!(result.content[0].as_text(), Some("hello"));
 //!
 //! client.close();

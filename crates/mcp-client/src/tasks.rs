@@ -175,9 +175,10 @@ impl Client {
     /// As for [`call_tool`](Self::call_tool).
     pub async fn call_tool_as_task(
         &self,
-        mut params: CallToolRequestParams,
+        params: impl Into<CallToolRequestParams>,
         ttl: Option<Duration>,
     ) -> Result<ToolCallOutcome> {
+        let mut params = params.into();
         if !self.modern() && self.server_takes_tool_tasks() {
             let mut task = TaskMetadata::default();
             task.ttl = ttl.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));

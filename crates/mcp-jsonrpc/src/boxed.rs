@@ -83,7 +83,7 @@ impl std::error::Error for BoxTransportError {
 /// } else {
 ///     unreachable!("a stdio or HTTP transport would go here")
 /// };
-/// let (connection, peer) = Connection::new(transport, (), Config::default());
+/// let (peer, connection) = Connection::new(transport, (), Config::default());
 /// # drop((connection, peer));
 /// # }
 /// ```
@@ -146,9 +146,9 @@ mod tests {
     #[tokio::test]
     async fn a_boxed_transport_carries_a_connection() {
         let (a, b) = memory::pair(4);
-        let (server, _) = Connection::new(BoxTransport::new(b), EchoHandler, Config::default());
+        let (_, server) = Connection::new(BoxTransport::new(b), EchoHandler, Config::default());
         let server = tokio::spawn(server.run());
-        let (client, peer) = Connection::new(BoxTransport::new(a), (), Config::default());
+        let (peer, client) = Connection::new(BoxTransport::new(a), (), Config::default());
         let client = tokio::spawn(client.run());
         let params = serde_json::value::to_raw_value(&serde_json::json!({"x": 1})).unwrap();
         let answer = peer.request("echo", Some(params)).await.unwrap();

@@ -44,7 +44,7 @@ const WRITE_EARLY: usize = 8;
 /// use mcp_jsonrpc::{memory, Config, Connection};
 ///
 /// let (a, b) = memory::pair(16);
-/// let (conn, peer) = Connection::new(a, (), Config::default());
+/// let (peer, conn) = Connection::new(a, (), Config::default());
 /// let task = tokio::spawn(conn.run());
 /// # drop(b);
 /// peer.close();
@@ -65,10 +65,11 @@ impl<T: fmt::Debug, H> fmt::Debug for Connection<T, H> {
 }
 
 impl<T: Transport, H: Handler> Connection<T, H> {
-    /// Creates a connection over `transport` whose inbound calls go to `handler`, and the
-    /// [`Peer`] handle to call the other side. Nothing happens until [`run`](Self::run) is
-    /// polled.
-    pub fn new(transport: T, handler: H, config: Config) -> (Self, Peer) {
+    /// Creates the [`Peer`] handle to call the other side and the connection over
+    /// `transport` whose inbound calls go to `handler`: the handle first and the future that
+    /// drives it second, as everywhere in the workspace (`Client::builder().connect()`,
+    /// `Redis::connect`). Nothing happens until [`run`](Self::run) is polled.
+    pub fn new(transport: T, handler: H, config: Config) -> (Peer, Self) {
         let shared = Arc::new(Shared::new(&config));
         let (tx, rx) = mpsc::channel(config.outbound_queue.max(1));
         let peer = Peer::new(shared.clone(), tx);
@@ -98,7 +99,7 @@ impl<T: Transport, H: Handler> Connection<T, H> {
             batches: HashMap::new(),
             next_batch: 0,
         };
-        (Connection { transport, driver }, peer)
+        (peer, Connection { transport, driver })
     }
 
     /// Runs the connection until it closes: [`Peer::close`] was called (`Ok`), the peer ended
@@ -562,7 +563,7 @@ mod tests {
     #[test]
     fn the_run_future_holds_the_connection_once() {
         let (a, _b) = memory::pair(1);
-        let (conn, _peer) = Connection::new(a, (), Config::default());
+        let (_peer, conn) = Connection::new(a, (), Config::default());
         let connection = std::mem::size_of_val(&conn);
         let run = std::mem::size_of_val(&conn.run());
         assert!(

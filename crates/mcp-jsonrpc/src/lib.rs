@@ -46,10 +46,10 @@
 //! let (client_end, server_end) = memory::pair(16);
 //!
 //! // The library never spawns: each connection is a future the caller runs.
-//! let (server, _server_peer) = Connection::new(server_end, Adder, Config::default());
+//! let (_server_peer, server) = Connection::new(server_end, Adder, Config::default());
 //! tokio::spawn(server.run());
 //! // `()` is a handler that answers every request "method not found".
-//! let (client, peer) = Connection::new(client_end, (), Config::default());
+//! let (peer, client) = Connection::new(client_end, (), Config::default());
 //! let client = tokio::spawn(client.run());
 //!
 //! let sum = peer.request("add", Some(to_raw_value(&[2, 3])?)).await?;

@@ -2,20 +2,52 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::future::Future;
 
 use mcp_types::{GetPromptResult, Icon, Meta, PromptArgument, PromptMessage};
 use serde_json::value::RawValue;
 
 use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
 use crate::context::Context;
+use crate::error::Result;
 use crate::error::{BoxError, HandlerError, IntoHandlerError};
-use crate::handler::{BoxFuture, Erased, HandlerFn, erase};
+use crate::handler::{BoxFuture, Erased, FromContext, HandlerFn, NoInput, erase};
 use crate::registry::Entry;
 
 /// The arguments of a `prompts/get` request, by name.
 pub type PromptArguments = BTreeMap<String, String>;
 
 type PromptFn = Erased<PromptArguments, (), GetPromptResult>;
+
+/// A prompt handler may leave the arguments out (a prompt that declares none): it is then
+/// called with its extractors only, like a tool without arguments.
+macro_rules! argumentless_prompt_handler {
+    ($($x:ident),*) => {
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, Fut, $($x,)*> HandlerFn<PromptArguments, (NoInput, $($x,)*)> for F
+        where
+            F: Fn($($x),*) -> Fut + Send + Sync + 'static,
+            Fut: Future + Send + 'static,
+            Fut::Output: Send + 'static,
+            $($x: FromContext,)*
+        {
+            type Output = Fut::Output;
+
+            fn call(&self, _: PromptArguments, cx: Context) -> Result<BoxFuture<Fut::Output>> {
+                $(let $x = $x::from_context(&cx)?;)*
+                Ok(Box::pin(self($($x),*)))
+            }
+        }
+    };
+}
+
+argumentless_prompt_handler!();
+argumentless_prompt_handler!(X1);
+argumentless_prompt_handler!(X1, X2);
+argumentless_prompt_handler!(X1, X2, X3);
+argumentless_prompt_handler!(X1, X2, X3, X4);
+argumentless_prompt_handler!(X1, X2, X3, X4, X5);
+argumentless_prompt_handler!(X1, X2, X3, X4, X5, X6);
 
 fn convert<R: IntoPromptResult>(output: R, (): ()) -> Result<GetPromptResult, HandlerError> {
     output.into_prompt_result()
@@ -55,9 +87,17 @@ impl fmt::Debug for Prompt {
 }
 
 impl Prompt {
-    /// A prompt rendered by `handler`, which takes the [`PromptArguments`] followed by any
-    /// [extractors](crate::FromContext) and returns anything implementing
-    /// [`IntoPromptResult`] (messages, a `GetPromptResult`, text, or a `Result` of those).
+    /// A prompt rendered by `handler`, which takes the [`PromptArguments`] (or, for a prompt
+    /// without arguments, nothing) followed by any [extractors](crate::FromContext) and
+    /// returns anything implementing [`IntoPromptResult`] (messages, a `GetPromptResult`,
+    /// text, or a `Result` of those).
+    ///
+    /// ```
+    /// use mcp_server::Prompt;
+    ///
+    /// let greet = Prompt::new("greet", || async { "Say hello to the user." });
+    /// # let _ = greet;
+    /// ```
     pub fn new<M, F>(name: impl Into<String>, handler: F) -> Prompt
     where
         F: HandlerFn<PromptArguments, M>,

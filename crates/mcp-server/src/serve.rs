@@ -59,7 +59,7 @@ impl Server {
     /// );
     /// tokio::spawn(async move { server.serve_with(server_end, options).await });
     ///
-    /// let (connection, client) = Connection::new(client_end, (), Config::default());
+    /// let (client, connection) = Connection::new(client_end, (), Config::default());
     /// tokio::spawn(connection.run());
     /// // No handshake: the first request is served at once.
     /// let call = serde_json::value::to_raw_value(&serde_json::json!({"name": "hello"}))?;
@@ -92,7 +92,7 @@ impl Server {
             session: session.clone(),
             persist: persist.clone(),
         };
-        let (connection, peer) = Connection::new(transport, handler, inner.config.clone());
+        let (peer, connection) = Connection::new(transport, handler, inner.config.clone());
         if let Some(persist) = &persist {
             persist.restore(self, &session, &peer).await;
         }
@@ -208,7 +208,7 @@ impl ServeOptions {
     /// let (client_end, server_end) = memory::pair(16);
     /// let options = ServeOptions::new().session_store(store, "session-1");
     /// tokio::spawn(async move { server.serve_with(server_end, options).await });
-    /// let (connection, peer) =
+    /// let (peer, connection) =
     ///     mcp_jsonrpc::Connection::new(client_end, (), mcp_jsonrpc::Config::default());
     /// tokio::spawn(connection.run());
     /// let call = serde_json::value::to_raw_value(&serde_json::json!({"name": "hello"}))?;

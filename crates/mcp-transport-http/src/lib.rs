@@ -21,7 +21,7 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let service = StreamableHttpService::new(|transport, _info| async move {
 //!     // `()` answers every request "method not found"; use your server's handler.
-//!     let (connection, _peer) = Connection::new(transport, (), Config::default());
+//!     let (_peer, connection) = Connection::new(transport, (), Config::default());
 //!     let _ = connection.run().await;
 //! });
 //! service.bind_localhost(3000).await?.run().await?;

@@ -42,7 +42,7 @@ async fn main() -> anyhow::Result<()> {
     if let Ok(max) = std::env::var("MAX_LINE_SIZE") {
         transport = transport.with_max_line_size(max.parse()?);
     }
-    let (connection, _peer) = Connection::new(transport, Echo, Config::default());
+    let (_peer, connection) = Connection::new(transport, Echo, Config::default());
     // Returns when stdin closes.
     connection.run().await?;
     tracing::info!("stdin closed, bye");

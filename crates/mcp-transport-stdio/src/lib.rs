@@ -25,7 +25,7 @@
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let transport = StdioTransport::stdio()?;
 //!     // `()` answers every request "method not found"; put your handler there.
-//!     let (connection, _peer) = Connection::new(transport, (), Config::default());
+//!     let (_peer, connection) = Connection::new(transport, (), Config::default());
 //!     connection.run().await?; // returns when stdin closes
 //!     Ok(())
 //! }
@@ -47,7 +47,7 @@
 //!     .close_timeout(Duration::from_secs(1))
 //!     .spawn()?;
 //! let process = transport.handle();
-//! let (connection, peer) = Connection::new(transport, (), Config::default());
+//! let (peer, connection) = Connection::new(transport, (), Config::default());
 //! let running = tokio::spawn(connection.run());
 //! let _answer = peer.request("ping", None).await;
 //! peer.close(); // closes stdin, waits, then SIGTERM, then SIGKILL
@@ -69,11 +69,11 @@
 //! let (client_read, client_write) = tokio::io::split(client_io);
 //!
 //! let server = StdioTransport::new(server_read, server_write).with_max_line_size(1 << 20);
-//! let (server, _) = Connection::new(server, (), Config::default());
+//! let (_, server) = Connection::new(server, (), Config::default());
 //! tokio::spawn(server.run());
 //!
 //! let client = StdioTransport::new(client_read, client_write);
-//! let (client, peer) = Connection::new(client, (), Config::default());
+//! let (peer, client) = Connection::new(client, (), Config::default());
 //! tokio::spawn(client.run());
 //!
 //! let err = peer.request("tools/list", None).await.unwrap_err();

@@ -9,20 +9,35 @@ const CLOSED: &[(&str, &str)] = &[
     ("RequestId", "JSON-RPC 2.0: a string or a number"),
     ("ProgressToken", "a string or a number, like a request id"),
     ("TypedRequest", "the JSON-RPC 2.0 request envelope"),
-    ("TypedNotification", "the JSON-RPC 2.0 notification envelope"),
-    ("JsonRpcResultResponse", "the JSON-RPC 2.0 response envelope"),
+    (
+        "TypedNotification",
+        "the JSON-RPC 2.0 notification envelope",
+    ),
+    (
+        "JsonRpcResultResponse",
+        "the JSON-RPC 2.0 response envelope",
+    ),
     ("JsonRpcErrorResponse", "the JSON-RPC 2.0 error envelope"),
     ("ElicitFormMode", "the single tag `form`"),
     ("ElicitUrlMode", "the single tag `url`"),
-    ("ElicitAction", "accept, decline or cancel: what a user can do with a question"),
+    (
+        "ElicitAction",
+        "accept, decline or cancel: what a user can do with a question",
+    ),
     ("ElicitValue", "the JSON kinds a form value can have"),
     ("SchemaObjectType", "the single tag `object`"),
     ("SchemaStringType", "the single tag `string`"),
     ("SchemaBooleanType", "the single tag `boolean`"),
     ("SchemaArrayType", "the single tag `array`"),
-    ("NumberSchemaType", "`number` or `integer`, JSON Schema's two"),
+    (
+        "NumberSchemaType",
+        "`number` or `integer`, JSON Schema's two",
+    ),
     ("LoggingLevel", "the eight syslog severities (RFC 5424)"),
-    ("MaybeInputRequired", "a result is either complete or asks for input"),
+    (
+        "MaybeInputRequired",
+        "a result is either complete or asks for input",
+    ),
     ("Era", "the two eras; a third would change every crate"),
 ];
 
@@ -97,7 +112,10 @@ fn every_extensible_protocol_type_is_non_exhaustive() {
             }
         }
     }
-    assert!(seen > 100, "only {seen} types found: is the scan still right?");
+    assert!(
+        seen > 100,
+        "only {seen} types found: is the scan still right?"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -174,6 +174,20 @@ pub struct GetPromptRequestParams {
     pub extra: JsonObject,
 }
 
+/// The params getting the prompt of that name without arguments.
+impl From<&str> for GetPromptRequestParams {
+    fn from(name: &str) -> Self {
+        GetPromptRequestParams::new(name)
+    }
+}
+
+/// The params getting the prompt of that name without arguments.
+impl From<String> for GetPromptRequestParams {
+    fn from(name: String) -> Self {
+        GetPromptRequestParams::new(name)
+    }
+}
+
 // Read without `#[serde(flatten)]`: this is on every `prompts/get`'s path (see `extra_fields`).
 deserialize_with_extra!(GetPromptRequestParams, "prompts/get params",
     required { name: String = "name" }

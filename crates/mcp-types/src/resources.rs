@@ -177,6 +177,20 @@ pub struct ResourceRequestParams {
     pub extra: JsonObject,
 }
 
+/// The params naming the resource at that URI.
+impl From<&str> for ResourceRequestParams {
+    fn from(uri: &str) -> Self {
+        ResourceRequestParams::new(uri)
+    }
+}
+
+/// The params naming the resource at that URI.
+impl From<String> for ResourceRequestParams {
+    fn from(uri: String) -> Self {
+        ResourceRequestParams::new(uri)
+    }
+}
+
 impl ResourceRequestParams {
     /// Params naming `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
@@ -217,6 +231,20 @@ pub struct ReadResourceRequestParams {
     /// Fields this crate does not know, kept for the round trip.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// The params reading the resource at that URI.
+impl From<&str> for ReadResourceRequestParams {
+    fn from(uri: &str) -> Self {
+        ReadResourceRequestParams::new(uri)
+    }
+}
+
+/// The params reading the resource at that URI.
+impl From<String> for ReadResourceRequestParams {
+    fn from(uri: String) -> Self {
+        ReadResourceRequestParams::new(uri)
+    }
 }
 
 // Read without `#[serde(flatten)]`: this is on every `resources/read`'s path (see

@@ -48,9 +48,7 @@ async fn main() -> anyhow::Result<()> {
     let reply = added.content.first().and_then(|c| c.as_text());
     println!("add_note: {}", reply.unwrap_or_default());
 
-    let listed = client
-        .call_tool(CallToolRequestParams::new("list_notes"))
-        .await?;
+    let listed = client.call_tool("list_notes").await?;
     println!("list_notes: {}", json!(listed.structured_content));
 
     for contents in client.read_resource("notes://all").await?.contents {

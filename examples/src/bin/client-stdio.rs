@@ -67,9 +67,7 @@ async fn main() -> anyhow::Result<()> {
         println!("add_note: {}", text.unwrap_or_default());
     }
 
-    let listed = client
-        .call_tool(CallToolRequestParams::new("list_notes"))
-        .await?;
+    let listed = client.call_tool("list_notes").await?;
     // A tool with an output schema answers with structured content too.
     println!("list_notes: {}", json!(listed.structured_content));
 

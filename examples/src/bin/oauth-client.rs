@@ -23,7 +23,6 @@
 use anyhow::Context as _;
 use mcp_auth::{LoopbackUserAgent, OAuthClient};
 use mcp_client::Client;
-use mcp_client::types::CallToolRequestParams;
 use mcp_transport_http::client::StreamableHttpClientTransport;
 
 #[allow(clippy::print_stdout)] // Printing the answer is this program's job.
@@ -57,9 +56,7 @@ async fn main() -> anyhow::Result<()> {
         .with_context(|| format!("cannot connect to {url}"))?;
     let connection = tokio::spawn(connection);
 
-    let result = client
-        .call_tool(CallToolRequestParams::new("whoami"))
-        .await?;
+    let result = client.call_tool("whoami").await?;
     let text = result.content.first().and_then(|c| c.as_text());
     println!("whoami: {}", text.unwrap_or_default());
 

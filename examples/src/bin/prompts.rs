@@ -58,7 +58,7 @@ async fn main() -> anyhow::Result<()> {
                 .complete("focus", complete_focus),
         )
         .prompt(
-            Prompt::new("greeting", |_: PromptArguments| async {
+            Prompt::new("greeting", || async {
                 vec![
                     PromptMessage::user_text("Hello! Who are you?"),
                     PromptMessage::assistant_text("I am a model behind an MCP host."),

@@ -153,7 +153,7 @@ impl FakeServer {
             routes: self.routes,
             seen: seen_tx,
         };
-        let (conn, peer) = mcp_jsonrpc::Connection::new(server_end, handler, Config::default());
+        let (peer, conn) = mcp_jsonrpc::Connection::new(server_end, handler, Config::default());
         let task = tokio::spawn(conn.run());
         (client_end, ServerSide { peer, seen, task })
     }

@@ -22,7 +22,7 @@ fn start_with(
     capacity: usize,
 ) -> (Peer, MemoryTransport, JoinHandle<Result<()>>) {
     let (a, b) = memory::pair(capacity);
-    let (conn, peer) = Connection::new(a, handler, config);
+    let (peer, conn) = Connection::new(a, handler, config);
     (peer, b, tokio::spawn(conn.run()))
 }
 

@@ -102,7 +102,7 @@ fn start_half_closing(
     tokio::task::JoinHandle<mcp_jsonrpc::Result<()>>,
 ) {
     let (ours, remote) = mcp_jsonrpc::memory::pair(16);
-    let (conn, _peer) = mcp_jsonrpc::Connection::new(
+    let (_peer, conn) = mcp_jsonrpc::Connection::new(
         HalfClosing(ours),
         crate::common::TestHandler(probe),
         Config::default(),

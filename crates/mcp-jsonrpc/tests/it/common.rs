@@ -178,7 +178,7 @@ pub(crate) fn start<H: Handler>(
     config: Config,
 ) -> (Peer, MemoryTransport, JoinHandle<Result<()>>) {
     let (a, b) = memory::pair(16);
-    let (conn, peer) = Connection::new(a, handler, config);
+    let (peer, conn) = Connection::new(a, handler, config);
     (peer, b, tokio::spawn(conn.run()))
 }
 
@@ -191,8 +191,8 @@ pub(crate) fn connect<A: Handler, B: Handler>(
     capacity: usize,
 ) -> (Peer, Peer) {
     let (ta, tb) = memory::pair(capacity);
-    let (conn_a, peer_a) = Connection::new(ta, a, config_a);
-    let (conn_b, peer_b) = Connection::new(tb, b, config_b);
+    let (peer_a, conn_a) = Connection::new(ta, a, config_a);
+    let (peer_b, conn_b) = Connection::new(tb, b, config_b);
     tokio::spawn(conn_a.run());
     tokio::spawn(conn_b.run());
     (peer_a, peer_b)

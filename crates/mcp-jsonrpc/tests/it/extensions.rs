@@ -64,9 +64,9 @@ impl Handler for Reader {
 async fn transport_extensions_reach_the_handler() {
     let (client_end, server_end) = memory::pair(8);
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let (server, _) = Connection::new(Tagging(server_end), Reader(tx), Config::default());
+    let (_, server) = Connection::new(Tagging(server_end), Reader(tx), Config::default());
     tokio::spawn(server.run());
-    let (client, peer) = Connection::new(client_end, (), Config::default());
+    let (peer, client) = Connection::new(client_end, (), Config::default());
     tokio::spawn(client.run());
 
     let result = peer.request("whoami", None).await.unwrap();
@@ -125,10 +125,10 @@ impl<T: Transport> Transport for Spying<T> {
 async fn request_options_reach_the_senders_transport_but_not_the_wire() {
     let (client_end, server_end) = memory::pair(8);
     let (tags, _) = mpsc::unbounded_channel();
-    let (server, _) = Connection::new(server_end, Reader(tags), Config::default());
+    let (_, server) = Connection::new(server_end, Reader(tags), Config::default());
     tokio::spawn(server.run());
     let (sent, mut spied) = mpsc::unbounded_channel();
-    let (client, peer) = Connection::new(Spying(client_end, sent), (), Config::default());
+    let (peer, client) = Connection::new(Spying(client_end, sent), (), Config::default());
     tokio::spawn(client.run());
 
     let id = peer.next_id();
@@ -146,7 +146,7 @@ async fn request_options_reach_the_senders_transport_but_not_the_wire() {
 #[tokio::test(start_paused = true)]
 async fn a_pending_id_cannot_be_reused() {
     let (client_end, _server_end) = memory::pair(8);
-    let (client, peer) = Connection::new(client_end, (), Config::default());
+    let (peer, client) = Connection::new(client_end, (), Config::default());
     tokio::spawn(client.run());
     let id = peer.next_id();
     let first = peer.request_with(

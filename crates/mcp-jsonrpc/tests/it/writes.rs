@@ -52,7 +52,7 @@ fn run_counting(
         writes: writes.clone(),
     };
     let (probe, _events) = probe();
-    let (conn, _peer) = Connection::new(transport, TestHandler(probe), Config::default());
+    let (_peer, conn) = Connection::new(transport, TestHandler(probe), Config::default());
     (writes, tokio::spawn(conn.run()))
 }
 

@@ -2,8 +2,7 @@
 
 use mcp_server::types::ErrorCode;
 use mcp_server::{
-    Error, HandlerError, IntoHandlerError, Prompt, PromptArguments, ResourceTemplate, Server, Tool,
-    UriParams,
+    Error, HandlerError, IntoHandlerError, Prompt, ResourceTemplate, Server, Tool, UriParams,
 };
 use serde_json::json;
 
@@ -51,7 +50,7 @@ fn server() -> Server {
             })
             .unwrap(),
         )
-        .prompt(Prompt::new("broken", |_: PromptArguments| async {
+        .prompt(Prompt::new("broken", || async {
             Err::<String, _>("the template is missing")
         }))
         .tool(Tool::new("fails", || async {

@@ -149,10 +149,8 @@ pub(crate) fn fixture() -> Server {
             .complete_values("id", (0..150).map(|i| format!("{i:03}"))),
         )
         .prompt(
-            Prompt::new("simple", |_args: PromptArguments, _cx: Context| async {
-                "simple prompt"
-            })
-            .description("No arguments"),
+            Prompt::new("simple", |_cx: Context| async { "simple prompt" })
+                .description("No arguments"),
         )
         .prompt(
             Prompt::new("greet", |args: PromptArguments, _cx: Context| async move {

@@ -10,8 +10,8 @@ use mcp_server::types::{
     PromptMessage, SamplingMessage,
 };
 use mcp_server::{
-    CacheHints, Cacheable, Context, HandlerError, Prompt, PromptArguments, Resource,
-    ResourceTemplate, Server, Tool, UriParams,
+    CacheHints, Cacheable, Context, HandlerError, Prompt, Resource, ResourceTemplate, Server, Tool,
+    UriParams,
 };
 use serde_json::{Value, json};
 
@@ -118,16 +118,13 @@ fn server() -> Server {
             )
             .unwrap(),
         )
-        .prompt(Prompt::new(
-            "ask_prompt",
-            |_: PromptArguments, cx: Context| async move {
-                let answer = cx.elicit_keyed("user_context", form("Context?")).await?;
-                Ok::<_, HandlerError>(vec![PromptMessage::user_text(format!(
-                    "Prompt with context: {}",
-                    name_of(answer.content)
-                ))])
-            },
-        ))
+        .prompt(Prompt::new("ask_prompt", |cx: Context| async move {
+            let answer = cx.elicit_keyed("user_context", form("Context?")).await?;
+            Ok::<_, HandlerError>(vec![PromptMessage::user_text(format!(
+                "Prompt with context: {}",
+                name_of(answer.content)
+            ))])
+        }))
         .build()
 }
 

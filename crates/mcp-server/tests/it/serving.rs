@@ -71,7 +71,7 @@ fn connect<T: Transport>(
     let server = server.clone();
     let transport = wrap(server_end);
     tokio::spawn(async move { server.serve_with(transport, options).await });
-    let (connection, peer) = Connection::new(client_end, (), Config::default());
+    let (peer, connection) = Connection::new(client_end, (), Config::default());
     tokio::spawn(connection.run());
     peer
 }

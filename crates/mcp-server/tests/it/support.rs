@@ -116,7 +116,7 @@ impl Client {
             notifications: tx,
             asked: asked.clone(),
         };
-        let (conn, peer) = Connection::new(client_end, handler, Config::default());
+        let (peer, conn) = Connection::new(client_end, handler, Config::default());
         tokio::spawn(conn.run());
         Client {
             peer,

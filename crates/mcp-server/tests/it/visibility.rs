@@ -1,9 +1,7 @@
 //! Filters: what one principal or one session may see and call.
 
 use mcp_server::types::PromptMessage;
-use mcp_server::{
-    Context, Prompt, PromptArguments, Resource, ResourceTemplate, Server, Tool, UriParams,
-};
+use mcp_server::{Context, Prompt, Resource, ResourceTemplate, Server, Tool, UriParams};
 use serde_json::{Value, json};
 
 use crate::support::{Client, rpc_error};
@@ -32,9 +30,9 @@ fn server() -> Server {
             .complete_values("day", ["monday"]),
         )
         .resource_template_filter(|_, cx| is_admin(cx))
-        .prompt(Prompt::new("public", |_: PromptArguments| async { "hi" }))
+        .prompt(Prompt::new("public", || async { "hi" }))
         .prompt(
-            Prompt::new("internal", |_: PromptArguments| async {
+            Prompt::new("internal", || async {
                 vec![PromptMessage::user_text("internal")]
             })
             .complete_values("x", ["y"]),

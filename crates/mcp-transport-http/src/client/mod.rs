@@ -14,7 +14,7 @@
 //! let transport = StreamableHttpClientTransport::builder("https://example.com/mcp")
 //!     .header("x-api-key", "secret")
 //!     .build()?;
-//! let (connection, peer) = Connection::new(transport, (), Config::default());
+//! let (peer, connection) = Connection::new(transport, (), Config::default());
 //! tokio::spawn(connection.run());
 //! let params = serde_json::value::to_raw_value(&serde_json::json!({
 //!     "protocolVersion": "2025-11-25",

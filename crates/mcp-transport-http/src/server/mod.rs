@@ -32,7 +32,7 @@
 //! let service = StreamableHttpService::builder()
 //!     .path("/mcp")
 //!     .build(|transport, _info| async move {
-//!         let (connection, _peer) = Connection::new(transport, Echo, Config::default());
+//!         let (_peer, connection) = Connection::new(transport, Echo, Config::default());
 //!         if let Err(e) = connection.run().await {
 //!             tracing::warn!(error = %e, "session failed");
 //!         }

@@ -65,7 +65,7 @@ fn sh(script: &str) -> ChildProcessBuilder {
 }
 
 fn connect(transport: ChildProcessTransport) -> (Peer, JoinHandle<mcp_jsonrpc::Result<()>>) {
-    let (conn, peer) = Connection::new(transport, (), Config::default());
+    let (peer, conn) = Connection::new(transport, (), Config::default());
     (peer, tokio::spawn(conn.run()))
 }
 
@@ -260,7 +260,7 @@ async fn a_response_over_the_limits_fails_its_request_at_once() {
     let transport = python_server().spawn().unwrap();
     let mut config = Config::default();
     config.max_message_size = 10_000;
-    let (conn, small) = Connection::new(transport, (), config);
+    let (small, conn) = Connection::new(transport, (), config);
     let small_run = tokio::spawn(conn.run());
     let err = call(&small, "big", json!({"size": 100_000}))
         .await

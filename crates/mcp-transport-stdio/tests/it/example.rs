@@ -59,7 +59,7 @@ async fn the_echo_example_over_pipes() {
         .spawn()
         .unwrap();
     let process = transport.handle();
-    let (conn, peer) = Connection::new(transport, (), Config::default());
+    let (peer, conn) = Connection::new(transport, (), Config::default());
     let run = tokio::spawn(conn.run());
     let params = to_raw_value(&json!({"hello": "pipes"})).unwrap();
     let answer = within(peer.request("echo", Some(params))).await.unwrap();

@@ -23,7 +23,7 @@ fn serve(max_line: Option<usize>) -> (PipePeer, Peer, JoinHandle<mcp_jsonrpc::Re
     if let Some(max) = max_line {
         transport = transport.with_max_line_size(max);
     }
-    let (conn, peer) = Connection::new(transport, Echo, Config::default());
+    let (peer, conn) = Connection::new(transport, Echo, Config::default());
     (
         RawPeer::new(to_server, from_server),
         peer,
@@ -205,13 +205,13 @@ async fn both_ends_over_a_unix_socket() {
     let (a, b) = UnixStream::pair().unwrap();
     let (a_read, a_write) = a.into_split();
     let (b_read, b_write) = b.into_split();
-    let (server, _) = Connection::new(
+    let (_, server) = Connection::new(
         StdioTransport::new(a_read, a_write),
         Echo,
         Config::default(),
     );
     let server = tokio::spawn(server.run());
-    let (client, peer) =
+    let (peer, client) =
         Connection::new(StdioTransport::new(b_read, b_write), (), Config::default());
     let client = tokio::spawn(client.run());
     let params = mcp_jsonrpc::to_raw_value(&json!({"over": "a socket"})).unwrap();

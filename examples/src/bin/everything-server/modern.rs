@@ -9,7 +9,7 @@ use mcp_server::types::{
     CreateMessageRequestParams, ElicitRequestFormParams, ElicitResult, ElicitValue, Era,
     LoggingLevel, PromptMessage, SamplingMessage,
 };
-use mcp_server::{Context, Error, HandlerError, Prompt, PromptArguments, Server, Tool};
+use mcp_server::{Context, Error, HandlerError, Prompt, Server, Tool};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -280,7 +280,7 @@ pub(crate) fn tools() -> anyhow::Result<Vec<Tool>> {
 pub(crate) fn prompt() -> Prompt {
     Prompt::new(
         "test_input_required_result_prompt",
-        |_: PromptArguments, cx: Context| async move {
+        |cx: Context| async move {
             let form = form("What context should the prompt use?", "context", "string")?;
             let answer = cx.elicit_keyed("user_context", form).await?;
             let text = format!("Prompt with context: {}", text_of(&answer, "context"));

@@ -9,7 +9,7 @@ use crate::TEST_IMAGE_BASE64;
 /// and `test_prompt_with_image`.
 pub(crate) fn all() -> Vec<Prompt> {
     vec![
-        Prompt::new("test_simple_prompt", |_args: PromptArguments| async {
+        Prompt::new("test_simple_prompt", || async {
             "This is a simple prompt for testing."
         })
         .title("Simple Test Prompt")
@@ -45,7 +45,7 @@ pub(crate) fn all() -> Vec<Prompt> {
         .title("Prompt With Embedded Resource")
         .description("A prompt that includes an embedded resource")
         .argument("resourceUri", "URI of the resource to embed", true),
-        Prompt::new("test_prompt_with_image", |_args: PromptArguments| async {
+        Prompt::new("test_prompt_with_image", || async {
             vec![
                 PromptMessage::new(
                     Role::User,

@@ -72,7 +72,7 @@ impl Session {
             inner: transport,
             wire: wire_tx,
         };
-        let (connection, peer) = Connection::new(recorder, handler, config);
+        let (peer, connection) = Connection::new(recorder, handler, config);
         let run = tokio::spawn(connection.run());
         Ok(Session {
             peer,

@@ -134,7 +134,7 @@ async fn a_pending_post_does_not_block_the_answer_to_a_server_request() {
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
     let transport = StreamableHttpClientTransport::new(&url).unwrap();
-    let (connection, peer) = Connection::new(transport, Sampler, Config::default());
+    let (peer, connection) = Connection::new(transport, Sampler, Config::default());
     let run = tokio::spawn(connection.run());
     let init = serde_json::value::to_raw_value(&json!({
         "protocolVersion": "2025-11-25",

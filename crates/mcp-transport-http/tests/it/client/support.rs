@@ -215,7 +215,7 @@ pub(crate) struct Client {
 impl Client {
     pub(crate) fn new(transport: StreamableHttpClientTransport) -> Client {
         let (tx, rx) = mpsc::unbounded_channel();
-        let (connection, peer) = Connection::new(transport, Recorder(tx), Config::default());
+        let (peer, connection) = Connection::new(transport, Recorder(tx), Config::default());
         Client {
             peer,
             notifications: rx,

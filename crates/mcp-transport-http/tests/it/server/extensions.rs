@@ -61,7 +61,7 @@ impl Handler for Inspect {
 async fn requests_and_notifications_carry_the_http_context() {
     let (tx, mut notes) = mpsc::unbounded_channel();
     let service = StreamableHttpService::builder().build(move |transport, _info| {
-        let (connection, _) = Connection::new(transport, Inspect(tx.clone()), Config::default());
+        let (_, connection) = Connection::new(transport, Inspect(tx.clone()), Config::default());
         async move {
             let _ = connection.run().await;
         }

@@ -210,7 +210,7 @@ fn start_on(
             handle: info.handle,
             dropped: d.clone(),
         };
-        let (connection, peer) = Connection::new(transport, handler, config);
+        let (peer, connection) = Connection::new(transport, handler, config);
         if let Some(id) = &info.session_id {
             p.lock().unwrap().insert(id.to_string(), peer);
         }

@@ -279,7 +279,7 @@ async fn the_client_transport_speaks_the_revision() {
 
     let server = start(StreamableHttpService::builder()).await;
     let transport = StreamableHttpClientTransport::new(server.url.as_str()).unwrap();
-    let (connection, peer) = Connection::new(transport, (), Config::default());
+    let (peer, connection) = Connection::new(transport, (), Config::default());
     tokio::spawn(connection.run());
     let raw = |v: Value| Some(serde_json::value::to_raw_value(&v).unwrap());
 

@@ -203,7 +203,7 @@ async fn the_client_transport_resumes_a_stream_closed_by_the_handler() {
 
     let server = start(StreamableHttpService::builder().sse_retry(Duration::from_millis(10))).await;
     let transport = StreamableHttpClientTransport::new(&server.url).unwrap();
-    let (connection, peer) = Connection::new(transport, (), Config::default());
+    let (peer, connection) = Connection::new(transport, (), Config::default());
     let run = tokio::spawn(connection.run());
     let init = serde_json::value::to_raw_value(&initialize_body(super::VERSION)["params"]).unwrap();
     peer.request("initialize", Some(init)).await.unwrap();
