@@ -8,87 +8,90 @@ use serde_json::Value;
 
 /// Workspace crates each library crate may depend on (normal dependencies).
 const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
-    ("mcp-error", &[]),
-    ("mcp-types", &["mcp-error"]),
-    ("mcp-jsonrpc", &["mcp-error"]),
-    ("mcp-transport-stdio", &["mcp-jsonrpc"]),
-    ("mcp-transport-http", &["mcp-jsonrpc", "mcp-types"]),
+    ("mcp-rs-error", &[]),
+    ("mcp-rs-types", &["mcp-rs-error"]),
+    ("mcp-rs-jsonrpc", &["mcp-rs-error"]),
+    ("mcp-rs-transport-stdio", &["mcp-rs-jsonrpc"]),
+    ("mcp-rs-transport-http", &["mcp-rs-jsonrpc", "mcp-rs-types"]),
     // Only behind its `transport-http` feature (see OPTIONAL_ONLY): `OAuthClient` as the
     // HTTP client transport's `AuthProvider`.
-    ("mcp-auth", &["mcp-transport-http"]),
+    ("mcp-rs-auth", &["mcp-rs-transport-http"]),
     // mcp-macros only behind the `macros` feature (see OPTIONAL_ONLY).
-    ("mcp-server", &["mcp-types", "mcp-jsonrpc", "mcp-macros"]),
+    (
+        "mcp-rs-server",
+        &["mcp-rs-types", "mcp-rs-jsonrpc", "mcp-rs-macros"],
+    ),
     // A proc-macro crate: the code it generates names mcp-server, it never depends on it.
-    ("mcp-macros", &[]),
-    ("mcp-client", &["mcp-types", "mcp-jsonrpc"]),
+    ("mcp-rs-macros", &[]),
+    ("mcp-rs-client", &["mcp-rs-types", "mcp-rs-jsonrpc"]),
     // The Redis stores implement the server's and the HTTP transport's extension points.
     (
-        "mcp-redis",
-        &["mcp-server", "mcp-transport-http", "mcp-types"],
+        "mcp-rs-redis",
+        &["mcp-rs-server", "mcp-rs-transport-http", "mcp-rs-types"],
     ),
 ];
 
 /// External crates a library crate must not depend on (normal dependencies), with the reason.
 const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
     (
-        "mcp-error",
+        "mcp-rs-error",
         "tokio",
-        "mcp-error is the wire error alone: serde and serde_json",
+        "mcp-rs-error is the wire error alone: serde and serde_json",
     ),
     (
-        "mcp-types",
+        "mcp-rs-types",
         "tokio",
-        "mcp-types does no IO and has no async code",
+        "mcp-rs-types does no IO and has no async code",
     ),
     (
-        "mcp-types",
+        "mcp-rs-types",
         "futures",
-        "mcp-types does no IO and has no async code",
+        "mcp-rs-types does no IO and has no async code",
     ),
     (
-        "mcp-jsonrpc",
+        "mcp-rs-jsonrpc",
         "hyper",
-        "mcp-jsonrpc knows no concrete transport",
+        "mcp-rs-jsonrpc knows no concrete transport",
     ),
     (
-        "mcp-jsonrpc",
+        "mcp-rs-jsonrpc",
         "reqwest",
-        "mcp-jsonrpc knows no concrete transport",
+        "mcp-rs-jsonrpc knows no concrete transport",
     ),
     (
-        "mcp-jsonrpc",
+        "mcp-rs-jsonrpc",
         "axum",
-        "mcp-jsonrpc knows no concrete transport",
+        "mcp-rs-jsonrpc knows no concrete transport",
     ),
     (
-        "mcp-server",
+        "mcp-rs-server",
         "axum",
-        "mcp-server names only the Transport trait",
+        "mcp-rs-server names only the Transport trait",
     ),
     (
-        "mcp-server",
+        "mcp-rs-server",
         "hyper",
-        "mcp-server names only the Transport trait",
+        "mcp-rs-server names only the Transport trait",
     ),
     (
-        "mcp-server",
+        "mcp-rs-server",
         "reqwest",
-        "mcp-server names only the Transport trait",
+        "mcp-rs-server names only the Transport trait",
     ),
     (
-        "mcp-client",
+        "mcp-rs-client",
         "axum",
-        "mcp-client names only the Transport trait",
+        "mcp-rs-client names only the Transport trait",
     ),
     (
-        "mcp-client",
+        "mcp-rs-client",
         "hyper",
-        "mcp-client names only the Transport trait",
+        "mcp-rs-client names only the Transport trait",
     ),
     (
-        "mcp-client",
+        "mcp-rs-client",
         "reqwest",
-        "mcp-client names only the Transport trait",
+        "mcp-rs-client names only the Transport trait",
     ),
 ];
 
@@ -96,22 +99,22 @@ const FORBIDDEN_EXTERNAL: &[(&str, &str, &str)] = &[
 /// the reason.
 const OPTIONAL_ONLY: &[(&str, &str, &str)] = &[
     (
-        "mcp-auth",
-        "mcp-transport-http",
+        "mcp-rs-auth",
+        "mcp-rs-transport-http",
         "the transport glue is the `transport-http` feature of mcp-auth",
     ),
     (
-        "mcp-server",
+        "mcp-rs-server",
         "jsonschema",
         "JSON Schema validation of raw tools is the `jsonschema` feature of mcp-server",
     ),
     (
-        "mcp-server",
-        "mcp-macros",
+        "mcp-rs-server",
+        "mcp-rs-macros",
         "the attribute macros are the `macros` feature of mcp-server",
     ),
     (
-        "mcp-client",
+        "mcp-rs-client",
         "jsonschema",
         "output schema validation is the `jsonschema` feature of mcp-client",
     ),
@@ -119,7 +122,7 @@ const OPTIONAL_ONLY: &[(&str, &str, &str)] = &[
 
 /// tokio features that mean real IO, forbidden where a crate must stay transport-free.
 const IO_TOKIO_FEATURES: &[&str] = &["net", "process", "fs", "io-std", "full"];
-const TOKIO_NO_IO: &[&str] = &["mcp-jsonrpc", "mcp-server", "mcp-client"];
+const TOKIO_NO_IO: &[&str] = &["mcp-rs-jsonrpc", "mcp-rs-server", "mcp-rs-client"];
 
 pub(crate) fn check_deps() -> Result<()> {
     let out = Command::new(env!("CARGO"))
@@ -217,10 +220,10 @@ mod tests {
     fn meta(edges: &[(&str, &str, Option<&str>)]) -> Value {
         let mut pkgs: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
         for name in [
-            "mcp-types",
-            "mcp-jsonrpc",
-            "mcp-server",
-            "mcp-client",
+            "mcp-rs-types",
+            "mcp-rs-jsonrpc",
+            "mcp-rs-server",
+            "mcp-rs-client",
             "xtask",
         ] {
             pkgs.entry(name).or_default();
@@ -236,11 +239,11 @@ mod tests {
     #[test]
     fn the_intended_dag_passes() {
         let m = meta(&[
-            ("mcp-server", "mcp-types", None),
-            ("mcp-server", "mcp-jsonrpc", None),
-            ("mcp-client", "mcp-jsonrpc", None),
-            ("mcp-types", "serde", None),
-            ("mcp-server", "mcp-client", Some("dev")),
+            ("mcp-rs-server", "mcp-rs-types", None),
+            ("mcp-rs-server", "mcp-rs-jsonrpc", None),
+            ("mcp-rs-client", "mcp-rs-jsonrpc", None),
+            ("mcp-rs-types", "serde", None),
+            ("mcp-rs-server", "mcp-rs-client", Some("dev")),
         ]);
         assert_eq!(violations(&m).unwrap(), Vec::<String>::new());
     }
@@ -248,44 +251,44 @@ mod tests {
     #[test]
     fn an_edge_between_siblings_is_named() {
         let m = meta(&[
-            ("mcp-types", "mcp-jsonrpc", None),
-            ("mcp-server", "mcp-client", None),
+            ("mcp-rs-types", "mcp-rs-jsonrpc", None),
+            ("mcp-rs-server", "mcp-rs-client", None),
         ]);
         let v = violations(&m).unwrap();
         assert_eq!(v.len(), 2, "{v:?}");
-        assert!(v[0].starts_with("mcp-server -> mcp-client"), "{v:?}");
-        assert!(v[1].starts_with("mcp-types -> mcp-jsonrpc"), "{v:?}");
+        assert!(v[0].starts_with("mcp-rs-server -> mcp-rs-client"), "{v:?}");
+        assert!(v[1].starts_with("mcp-rs-types -> mcp-rs-jsonrpc"), "{v:?}");
     }
 
     #[test]
     fn forbidden_external_and_tokio_io_are_named() {
         let mut m = meta(&[
-            ("mcp-types", "tokio", None),
-            ("mcp-client", "reqwest", None),
+            ("mcp-rs-types", "tokio", None),
+            ("mcp-rs-client", "reqwest", None),
         ]);
         m["packages"]
             .as_array_mut()
             .unwrap()
-            .push(json!({"name": "mcp-jsonrpc-x", "dependencies": []}));
+            .push(json!({"name": "mcp-rs-jsonrpc-x", "dependencies": []}));
         let pkgs = m["packages"].as_array_mut().unwrap();
         let jsonrpc = pkgs
             .iter_mut()
-            .find(|p| p["name"] == "mcp-jsonrpc")
+            .find(|p| p["name"] == "mcp-rs-jsonrpc")
             .unwrap();
         jsonrpc["dependencies"] =
             json!([{"name": "tokio", "kind": null, "features": ["sync", "net"]}]);
         let v = violations(&m).unwrap();
         assert!(
-            v.iter().any(|s| s.starts_with("mcp-types -> tokio")),
+            v.iter().any(|s| s.starts_with("mcp-rs-types -> tokio")),
             "{v:?}"
         );
         assert!(
-            v.iter().any(|s| s.starts_with("mcp-client -> reqwest")),
+            v.iter().any(|s| s.starts_with("mcp-rs-client -> reqwest")),
             "{v:?}"
         );
         assert!(
             v.iter()
-                .any(|s| s.contains("mcp-jsonrpc -> tokio (feature \"net\")")),
+                .any(|s| s.contains("mcp-rs-jsonrpc -> tokio (feature \"net\")")),
             "{v:?}"
         );
     }
@@ -294,11 +297,17 @@ mod tests {
     fn a_feature_gated_dependency_must_stay_optional() {
         let mut m = meta(&[]);
         let pkgs = m["packages"].as_array_mut().unwrap();
-        let server = pkgs.iter_mut().find(|p| p["name"] == "mcp-server").unwrap();
+        let server = pkgs
+            .iter_mut()
+            .find(|p| p["name"] == "mcp-rs-server")
+            .unwrap();
         server["dependencies"] = json!([
             {"name": "jsonschema", "kind": null, "features": [], "optional": false}
         ]);
-        let client = pkgs.iter_mut().find(|p| p["name"] == "mcp-client").unwrap();
+        let client = pkgs
+            .iter_mut()
+            .find(|p| p["name"] == "mcp-rs-client")
+            .unwrap();
         client["dependencies"] = json!([
             {"name": "jsonschema", "kind": null, "features": [], "optional": true}
         ]);
@@ -306,7 +315,7 @@ mod tests {
         assert_eq!(
             v,
             vec![
-                "mcp-server -> jsonschema is not optional: JSON Schema validation of raw tools \
+                "mcp-rs-server -> jsonschema is not optional: JSON Schema validation of raw tools \
                  is the `jsonschema` feature of mcp-server"
                     .to_string()
             ]
@@ -315,11 +324,11 @@ mod tests {
 
     #[test]
     fn depending_on_xtask_is_refused_in_any_kind() {
-        let m = meta(&[("mcp-server", "xtask", Some("dev"))]);
+        let m = meta(&[("mcp-rs-server", "xtask", Some("dev"))]);
         let v = violations(&m).unwrap();
         assert_eq!(
             v,
-            vec!["mcp-server -> xtask: nothing may depend on xtask".to_string()]
+            vec!["mcp-rs-server -> xtask: nothing may depend on xtask".to_string()]
         );
     }
 }

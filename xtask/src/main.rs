@@ -122,17 +122,17 @@ pub(crate) fn cargo_with_env(args: &[&str], env: &[(String, String)]) -> Result<
 /// smallest builds (`mcp-server` without features, `mcp-transport-http` server-only and
 /// client-only) linted, and the docs of the default features built without warnings.
 fn feature_builds() -> Result<()> {
-    let defaults = ["-p", "mcp-server", "-p", "mcp-client"];
+    let defaults = ["-p", "mcp-rs-server", "-p", "mcp-rs-client"];
     let mut clippy = vec!["clippy", "--all-targets"];
     clippy.extend(defaults);
     clippy.extend(["--", "-D", "warnings"]);
     run("cargo", &clippy)?;
     for args in [
-        &["clippy", "-p", "mcp-server", "--no-default-features"][..],
+        &["clippy", "-p", "mcp-rs-server", "--no-default-features"][..],
         &[
             "clippy",
             "-p",
-            "mcp-transport-http",
+            "mcp-rs-transport-http",
             "--no-default-features",
             "--features",
             "server",
@@ -140,7 +140,7 @@ fn feature_builds() -> Result<()> {
         &[
             "clippy",
             "-p",
-            "mcp-transport-http",
+            "mcp-rs-transport-http",
             "--no-default-features",
             "--features",
             "client",

@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! echo '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"hi":1}}' \
-//!     | cargo run -p mcp-transport-stdio --example echo
+//!     | cargo run -p mcp-rs-transport-stdio --example echo
 //! ```
 //!
 //! `MAX_LINE_SIZE` (bytes) sets the transport's line limit.

@@ -149,6 +149,7 @@ rust-version = "1.95"
 [workspace.dependencies]
 mcp-types = { path = "crates/mcp-types", version = "0.1.0" }
 mcp-server = { path = "crates/mcp-server",version="0.1.0", default-features = false }
+mcp-renamed = { package = "mcp-rs-renamed", path = "crates/mcp-renamed", version = "0.1.0" }
 testkit = { path = "testkit" }
 serde = { version = "1", features = ["derive"] }
 tokio = "1.54"
@@ -167,9 +168,15 @@ version = "1"
 [package]
 version = "9.9.9"
 "#;
-    let internal: BTreeSet<String> = ["mcp-types", "mcp-server", "mcp-jsonrpc", "mcp-client"]
-        .map(str::to_owned)
-        .into();
+    let internal: BTreeSet<String> = [
+        "mcp-types",
+        "mcp-server",
+        "mcp-jsonrpc",
+        "mcp-client",
+        "mcp-rs-renamed",
+    ]
+    .map(str::to_owned)
+    .into();
     let edits = bump_manifest(manifest, &internal, &v("0.2.0"));
     let lines: Vec<(usize, &str)> = edits.iter().map(|(n, _, a)| (*n, a.as_str())).collect();
     assert_eq!(
@@ -185,10 +192,14 @@ version = "9.9.9"
                 r#"mcp-server = { path = "crates/mcp-server",version="0.2.0", default-features = false }"#
             ),
             (
-                17,
+                11,
+                r#"mcp-renamed = { package = "mcp-rs-renamed", path = "crates/mcp-renamed", version = "0.2.0" }"#
+            ),
+            (
+                18,
                 r#"mcp-jsonrpc = { path = "../mcp-jsonrpc", version = "0.2.0", optional = true }"#
             ),
-            (21, r#"version = "0.2.0""#),
+            (22, r#"version = "0.2.0""#),
         ]
     );
     assert_eq!(workspace_version(manifest).unwrap(), v("0.1.0"));

@@ -181,6 +181,7 @@ pub(super) fn bump_manifest(
                 .map(|old| line.replacen(&format!("\"{old}\""), &format!("\"{new}\""), 1))
         } else if dep_table {
             inline_dependency(line)
+                .map(|key| inline_package(line).unwrap_or(key))
                 .filter(|name| internal.contains(*name))
                 .and_then(|_| replace_inline_version(line, new))
         } else {
@@ -214,6 +215,17 @@ pub(super) fn inline_dependency(line: &str) -> Option<&str> {
         .trim_start()
         .starts_with('{')
         .then(|| key.trim().trim_matches('"'))
+}
+
+/// The `package = "..."` of an inline dependency table: the package a renamed key names.
+pub(super) fn inline_package(line: &str) -> Option<&str> {
+    let (_, value) = line.split_once('=')?;
+    let at = value.find("package")?;
+    let rest = value[at + "package".len()..]
+        .trim_start()
+        .strip_prefix('=')?;
+    let rest = rest.trim_start().strip_prefix('"')?;
+    rest.split_once('"').map(|(name, _)| name)
 }
 
 /// `line` with the value of its inline table's `version` key set to `new`.
