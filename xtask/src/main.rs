@@ -218,6 +218,10 @@ fn ci() -> Result<()> {
     docs::docs(&[])?;
     deps::check_deps()?;
     spec::spec_check(&shared_spec_dir())?;
+    // What a release of HEAD would publish: the bump, the CHANGELOG cut, the semver check
+    // against the last release, the names on crates.io, and every package built from its
+    // tarball.
+    release::release(&["--dry-run".to_owned()])?;
     conformance::conformance()?;
     // Short runs of the long checks: each fuzz target for a few seconds, a one-minute soak,
     // every benchmark scenario once.
