@@ -6,7 +6,6 @@
 //! [`Message`](crate::Message) carrying them stays `Clone`.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
 
 /// A type map: at most one value per type, set by a transport on an inbound
@@ -33,9 +32,15 @@ use std::fmt;
 /// ```
 #[derive(Clone, Default)]
 pub struct Extensions {
-    // An empty `HashMap` does not allocate.
-    map: HashMap<TypeId, Box<dyn AnyClone>>,
+    // A message carries a handful of values (the HTTP transport attaches four), so a vector
+    // searched front to back beats a hash map: no hashing of the `TypeId` (SipHash in
+    // `HashMap`), and one allocation for the first four values instead of an allocation and a
+    // rehash. An empty `Vec` does not allocate.
+    entries: Vec<(TypeId, Box<dyn AnyClone>)>,
 }
+
+/// Room made by the first insert: what the HTTP transport attaches to a request.
+const FIRST_CAPACITY: usize = 4;
 
 impl Extensions {
     /// An empty map (allocates nothing).
@@ -45,52 +50,76 @@ impl Extensions {
 
     /// Inserts `value`, returning the previous value of the same type, if any.
     pub fn insert<T: Clone + Send + Sync + 'static>(&mut self, value: T) -> Option<T> {
-        self.map
-            .insert(TypeId::of::<T>(), Box::new(value))
-            .and_then(|old| old.into_any().downcast().ok().map(|b| *b))
+        let boxed: Box<dyn AnyClone> = Box::new(value);
+        match self.position(TypeId::of::<T>()) {
+            Some(i) => {
+                let old = std::mem::replace(&mut self.entries[i].1, boxed);
+                old.into_any().downcast().ok().map(|b| *b)
+            }
+            None => {
+                if self.entries.capacity() == 0 {
+                    self.entries.reserve_exact(FIRST_CAPACITY);
+                }
+                self.entries.push((TypeId::of::<T>(), boxed));
+                None
+            }
+        }
+    }
+
+    fn position(&self, id: TypeId) -> Option<usize> {
+        self.entries.iter().position(|(t, _)| *t == id)
     }
 
     /// The value of type `T`, if there is one.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        let value = self.map.get(&TypeId::of::<T>())?;
+        let (_, value) = self.entries.iter().find(|(t, _)| *t == TypeId::of::<T>())?;
         // `**`: ask the value, not the box (which is itself an `AnyClone`).
         (**value).as_any().downcast_ref()
     }
 
     /// The value of type `T`, mutably, if there is one.
     pub fn get_mut<T: Send + Sync + 'static>(&mut self) -> Option<&mut T> {
-        let value = self.map.get_mut(&TypeId::of::<T>())?;
+        let (_, value) = self
+            .entries
+            .iter_mut()
+            .find(|(t, _)| *t == TypeId::of::<T>())?;
         (**value).as_any_mut().downcast_mut()
     }
 
     /// Removes and returns the value of type `T`, if there is one.
     pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<T> {
-        let old = self.map.remove(&TypeId::of::<T>())?;
+        let i = self.position(TypeId::of::<T>())?;
+        let (_, old) = self.entries.swap_remove(i);
         old.into_any().downcast().ok().map(|b| *b)
     }
 
     /// Moves every value of `other` into `self`, replacing values of the same types.
     pub fn extend(&mut self, other: Extensions) {
-        if self.map.is_empty() {
-            self.map = other.map;
-        } else {
-            self.map.extend(other.map);
+        if self.entries.is_empty() {
+            self.entries = other.entries;
+            return;
+        }
+        for (id, value) in other.entries {
+            match self.position(id) {
+                Some(i) => self.entries[i].1 = value,
+                None => self.entries.push((id, value)),
+            }
         }
     }
 
     /// Whether the map holds no value.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.entries.is_empty()
     }
 
     /// How many values the map holds.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.entries.len()
     }
 
     /// Removes every value.
     pub fn clear(&mut self) {
-        self.map.clear();
+        self.entries.clear();
     }
 }
 

@@ -116,7 +116,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     };
     let activity = session.activity();
     let effective = session.effective_version(version.as_deref()).into_owned();
-    let mut res = post_to_session(&session, msg, &effective, activity, Post::new(&parts)).await?;
+    let mut res = post_to_session(&session, msg, &effective, activity, Post::new(parts)).await?;
     if new
         && let Some(id) = &session.id
         && let Ok(v) = HeaderValue::from_str(id)
@@ -167,7 +167,7 @@ async fn post_modern(
     )?;
     let activity = session.activity();
     let version = header_version.unwrap_or_default().to_owned();
-    let mut post = Post::new(&parts);
+    let mut post = Post::new(parts);
     if let Some(params) = params {
         post.extra.insert(params);
     }
@@ -197,7 +197,7 @@ async fn post_stateless(
     let effective = version.unwrap_or_else(|| "2025-03-26".to_owned());
     let activity = session.activity();
     // No `initialize` reaches this session: the server serves it at the header's version.
-    let mut post = Post::new(&parts);
+    let mut post = Post::new(parts);
     post.extra.insert(ProtocolVersion::from(effective.as_str()));
     post_to_session(&session, msg, &effective, activity, post).await
 }
@@ -227,8 +227,35 @@ pub(crate) fn check_batch(version: &str) -> Result<(), Response> {
 
 /// Attaches what handlers may want to know about the HTTP request to each inbound request and
 /// notification of `msg`: the [`SessionHandle`], the request's headers and `http::Extensions`
-/// (cloned: one copy per message), and for requests a [`RequestStream`].
-pub(crate) fn attach(session: &Arc<Session>, msg: &mut Message, post: &Post<'_>) {
+/// (moved to a lone message, copied to each message of a batch), and for requests a
+/// [`RequestStream`].
+pub(crate) fn attach(session: &Arc<Session>, msg: &mut Message, post: &mut Post) {
+    if let Message::Batch(items) = msg {
+        for item in items {
+            attach_values(
+                session,
+                item,
+                post.parts.headers.clone(),
+                post.parts.extensions.clone(),
+                post.extra.clone(),
+            );
+        }
+        return;
+    }
+    // One message: the POST's values move to it (no copy of the headers per request).
+    let headers = std::mem::take(&mut post.parts.headers);
+    let extensions = std::mem::take(&mut post.parts.extensions);
+    let extra = std::mem::take(&mut post.extra);
+    attach_values(session, msg, headers, extensions, extra);
+}
+
+fn attach_values(
+    session: &Arc<Session>,
+    msg: &mut Message,
+    headers: http::HeaderMap,
+    http_extensions: http::Extensions,
+    extra: mcp_jsonrpc::Extensions,
+) {
     let handle = SessionHandle {
         session: session.clone(),
     };
@@ -239,30 +266,28 @@ pub(crate) fn attach(session: &Arc<Session>, msg: &mut Message, post: &Post<'_>)
             &mut r.extensions
         }
         Message::Notification(n) => &mut n.extensions,
-        Message::Batch(items) => {
-            items.iter_mut().for_each(|m| attach(session, m, post));
-            return;
-        }
-        Message::Response(_) | Message::Invalid(_) => return,
+        // A batch holds no batch (the decoder refuses one); nothing to attach elsewhere.
+        Message::Batch(_) | Message::Response(_) | Message::Invalid(_) => return,
     };
     extensions.insert(handle);
-    extensions.insert(post.parts.headers.clone());
-    extensions.insert(post.parts.extensions.clone());
-    extensions.extend(post.extra.clone());
+    extensions.insert(headers);
+    extensions.insert(http_extensions);
+    extensions.extend(extra);
 }
 
 /// A POST on its way to a session: the HTTP request's parts, what else to attach to its
 /// messages, and how to choose the status of a plain JSON answer.
-pub(crate) struct Post<'a> {
-    parts: &'a http::request::Parts,
+pub(crate) struct Post {
+    /// Its headers and extensions move to the message (one copy each per message of a batch).
+    parts: http::request::Parts,
     /// Attached to every message besides what [`attach`] always attaches.
     extra: mcp_jsonrpc::Extensions,
     /// The status of an answer sent as plain JSON (default 200).
     json_status: Option<fn(&[u8]) -> StatusCode>,
 }
 
-impl<'a> Post<'a> {
-    pub(crate) fn new(parts: &'a http::request::Parts) -> Self {
+impl Post {
+    pub(crate) fn new(parts: http::request::Parts) -> Self {
         Post {
             parts,
             extra: mcp_jsonrpc::Extensions::new(),
@@ -277,23 +302,32 @@ async fn post_to_session(
     mut msg: Message,
     version: &str,
     activity: super::session::ActivityGuard,
-    post: Post<'_>,
+    mut post: Post,
 ) -> Result<Response, Response> {
     if let Message::Batch(_) = &msg {
         check_batch(version)?;
     }
-    attach(session, &mut msg, &post);
+    attach(session, &mut msg, &mut post);
     session.observe_inbound(&msg);
-    let requests: Vec<_> = match &msg {
-        Message::Request(r) => vec![(&r.id, r.params.as_deref(), &*r.method)],
-        Message::Batch(items) => items
-            .iter()
-            .filter_map(|m| match m {
-                Message::Request(r) => Some((&r.id, r.params.as_deref(), &*r.method)),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
+    // One request (the common case) needs no allocation.
+    let single;
+    let batch: Vec<_>;
+    let requests: &[_] = match &msg {
+        Message::Request(r) => {
+            single = [(&r.id, r.params.as_deref(), &*r.method)];
+            &single
+        }
+        Message::Batch(items) => {
+            batch = items
+                .iter()
+                .filter_map(|m| match m {
+                    Message::Request(r) => Some((&r.id, r.params.as_deref(), &*r.method)),
+                    _ => None,
+                })
+                .collect();
+            &batch
+        }
+        _ => &[],
     };
     if requests.is_empty() {
         let inbound = session.inbound().map_err(|_| session_not_found())?;
@@ -301,7 +335,7 @@ async fn post_to_session(
         return Ok(accepted());
     }
     let opened = session
-        .open_request_stream(&requests, version)
+        .open_request_stream(requests, version)
         .map_err(|e| match e {
             OpenError::DuplicateId(id) => reject(
                 StatusCode::BAD_REQUEST,
@@ -312,15 +346,12 @@ async fn post_to_session(
             ),
             _ => session_not_found(),
         })?;
-    drop(requests);
     let mut rx = opened.rx;
     let inbound = opened.inbound;
     // A stateless POST is its session: the client going away (the answer dropped, before or
-    // while it streams) ends it, which cancels the request.
-    let mut guards: Vec<Guard> = vec![Box::new(activity)];
-    if session.kind == SessionKind::Stateless {
-        guards.push(Box::new(EndOnDrop(session.clone())));
-    }
+    // while it streams) ends it, which cancels the request. Boxed into the SSE body's guards
+    // only when the answer streams.
+    let end_on_drop = (session.kind == SessionKind::Stateless).then(|| EndOnDrop(session.clone()));
     // The first frame decides: the response alone is plain JSON, anything else starts SSE.
     // Handed over and answered in this task (see `Driven`).
     let first = session
@@ -340,7 +371,13 @@ async fn post_to_session(
             res.headers_mut().insert(CONTENT_TYPE, JSON);
             Ok(res)
         }
-        Some(Frame::Event(first)) => Ok(sse_response(VecDeque::from([first]), Some(rx), guards)),
+        Some(Frame::Event(first)) => {
+            let mut guards: Vec<Guard> = vec![Box::new(activity)];
+            if let Some(end) = end_on_drop {
+                guards.push(Box::new(end));
+            }
+            Ok(sse_response(VecDeque::from([first]), Some(rx), guards))
+        }
         // Cancelled (no response will come), or the session ended meanwhile.
         None => Ok(sse_response(VecDeque::new(), None, Vec::new())),
     }

@@ -101,7 +101,7 @@ async fn legacy_post_inner(shared: Arc<Shared>, req: Request) -> Result<Response
     if let Message::Batch(_) = msg {
         check_batch("2024-11-05")?;
     }
-    attach(&session, &mut msg, &Post::new(&parts));
+    attach(&session, &mut msg, &mut Post::new(parts));
     let inbound = session.inbound().map_err(|_| session_not_found())?;
     inbound.send(msg).await.map_err(|_| session_not_found())?;
     Ok(accepted())
