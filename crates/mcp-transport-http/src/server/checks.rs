@@ -92,17 +92,23 @@ pub(crate) fn check_host_origin(shared: &Shared, req: &Request) -> Result<(), Re
 
 /// Whether the `Accept` headers list `ty/sub` (or a wildcard covering it).
 pub(crate) fn accepts(headers: &HeaderMap, ty: &str, sub: &str) -> bool {
-    headers
-        .get_all(ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|item| item.split(';').next().unwrap_or("").trim())
-        .any(|media| {
-            let (t, s) = media.split_once('/').unwrap_or((media, ""));
-            (t == "*" && s == "*")
-                || (t.eq_ignore_ascii_case(ty) && (s == "*" || s.eq_ignore_ascii_case(sub)))
+    headers.get_all(ACCEPT).iter().any(|value| {
+        // Each comma-separated item, its parameters (`;q=...`) dropped. Byte splits: the
+        // separators are ASCII, and an item with other bytes matches no media type.
+        value.as_bytes().split(|b| *b == b',').any(|item| {
+            let media = item.split(|b| *b == b';').next().unwrap_or_default();
+            media_matches(media.trim_ascii(), ty.as_bytes(), sub.as_bytes())
         })
+    })
+}
+
+fn media_matches(media: &[u8], ty: &[u8], sub: &[u8]) -> bool {
+    let (t, s) = match media.iter().position(|b| *b == b'/') {
+        Some(i) => (&media[..i], &media[i + 1..]),
+        None => (media, &b""[..]),
+    };
+    (t == b"*" && s == b"*")
+        || (t.eq_ignore_ascii_case(ty) && (s == b"*" || s.eq_ignore_ascii_case(sub)))
 }
 
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
@@ -300,5 +306,16 @@ mod tests {
         assert!(!accepts(&h, "application", "json"));
         h.insert(ACCEPT, HeaderValue::from_static("*/*"));
         assert!(accepts(&h, "text", "event-stream"));
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static(" Text/* ; q=1,application"),
+        );
+        assert!(accepts(&h, "text", "event-stream"));
+        assert!(!accepts(&h, "application", "json"));
+        h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        h.append(ACCEPT, HeaderValue::from_static("APPLICATION/JSON"));
+        assert!(accepts(&h, "application", "json") && accepts(&h, "text", "event-stream"));
+        h.clear();
+        assert!(!accepts(&h, "text", "event-stream"));
     }
 }

@@ -40,9 +40,11 @@ impl Limits {
 
 #[derive(Debug, Default)]
 struct Table {
-    sessions: HashMap<Arc<str>, Arc<Session>>,
+    /// Looked up by the client's `Mcp-Session-Id`: a keyed hash (foldhash's, seeded per
+    /// map), cheaper than SipHash on every request.
+    sessions: HashMap<Arc<str>, Arc<Session>, foldhash::fast::RandomState>,
     /// How many sessions of `sessions` each client has.
-    per_client: HashMap<Arc<str>, usize>,
+    per_client: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
 }
 
 impl Table {

@@ -3,6 +3,10 @@
 
 use std::collections::HashMap;
 
+/// A map keyed by what a peer chose (request ids, progress tokens): foldhash's keyed hash,
+/// seeded per map, in place of SipHash (as the engine's own maps, `mcp_jsonrpc::Connection`).
+pub(super) type PeerKeyed<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 use mcp_jsonrpc::{Id, Message, ProgressToken, Protocol};
 use mcp_types::{
     CancelledNotificationParams, InitializeResult, ParamsMeta, ProgressNotificationParams,
@@ -67,16 +71,16 @@ impl Inbound {
 pub(super) struct RouteState {
     pub(super) ended: bool,
     pub(super) inbound: Option<Inbound>,
-    pub(super) streams: HashMap<u64, Slot>,
+    pub(super) streams: PeerKeyed<u64, Slot>,
     pub(super) next_stream: u64,
     /// The first stream of this holder of the session: streams below it (but the
     /// standalone one) were an earlier holder's (see `SessionRecord::generation`).
     pub(super) first_stream: u64,
-    pub(super) requests: HashMap<Id, InFlight>,
-    pub(super) progress: HashMap<ProgressToken, Id>,
+    pub(super) requests: PeerKeyed<Id, InFlight>,
+    pub(super) progress: PeerKeyed<ProgressToken, Id>,
     /// Server-to-client requests and the stream they went out on (to route their
     /// cancellation the same way).
-    pub(super) outbound_requests: HashMap<Id, u64>,
+    pub(super) outbound_requests: PeerKeyed<Id, u64>,
     pub(super) initialize_id: Option<Id>,
     pub(super) negotiated_version: Option<String>,
 }
@@ -86,6 +90,11 @@ fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Option<T> {
 }
 
 pub(super) fn request_progress_token(params: Option<&RawValue>) -> Option<ProgressToken> {
+    // Most requests carry no token: a scan for the key is much cheaper than a parse. (A key
+    // written with escapes is not found by it; `_meta` keys are plain ASCII on the wire.)
+    if !params?.get().contains("progressToken") {
+        return None;
+    }
     let token = parse::<ParamsMeta>(params)?.meta?.progress_token?;
     Some(wire_token(token))
 }
@@ -211,5 +220,18 @@ mod tests {
     #[test]
     fn the_inbound_queue_keeps_a_block_of_pointers() {
         assert!(32 * std::mem::size_of::<Queued>() <= 256);
+    }
+
+    #[test]
+    fn a_progress_token_is_read_only_where_there_is_one() {
+        let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_owned()).unwrap();
+        let with = raw(r#"{"name":"echo","_meta":{"progressToken":"p1"}}"#);
+        assert!(request_progress_token(Some(&with)).is_some());
+        let number = raw(r#"{"_meta":{"progressToken":7}}"#);
+        assert!(request_progress_token(Some(&number)).is_some());
+        let without = raw(r#"{"name":"echo","arguments":{"text":"progressToken"}}"#);
+        assert!(request_progress_token(Some(&without)).is_none());
+        assert!(request_progress_token(Some(&raw(r#"{"name":"echo"}"#))).is_none());
+        assert!(request_progress_token(None).is_none());
     }
 }
