@@ -1,7 +1,7 @@
 //! `cargo xtask fuzz [--seconds N] [target...]`: runs the cargo-fuzz targets of `fuzz/`.
 //!
-//! - Installs the pinned `cargo-fuzz` ([`CARGO_FUZZ_VERSION`]) with `cargo install --locked`
-//!   when the one on `PATH` is missing or another version; runs it on the nightly toolchain
+//! - Installs the pinned `cargo-fuzz` ([`CARGO_FUZZ_VERSION`]) into `.tools/cargo-fuzz/` with
+//!   `cargo install --locked` when missing or another version; runs it on the nightly toolchain
 //!   (libFuzzer needs `-Z sanitizer`), installed with rustup when missing.
 //! - Seeds each target's corpus, `fuzz/corpus/<target>/` (git-ignored), from the protocol's
 //!   example messages (`../shared/spec/*/examples/**/*.json`, turned into SSE bodies for the
@@ -21,6 +21,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+
+use crate::pinned::PinnedTool;
 
 /// The cargo-fuzz release used (and installed when missing).
 const CARGO_FUZZ_VERSION: &str = "0.13.1";
@@ -87,8 +89,25 @@ fn run(targets: &[&str], seconds: u64) -> Result<()> {
     Ok(())
 }
 
+/// The pinned cargo-fuzz.
+const CARGO_FUZZ: PinnedTool = PinnedTool {
+    krate: "cargo-fuzz",
+    version: CARGO_FUZZ_VERSION,
+    features: None,
+    binary: "cargo-fuzz",
+    version_args: &["--version"],
+};
+
+/// `cargo +nightly fuzz`, finding the pinned `cargo-fuzz` in `.tools/cargo-fuzz/bin` first.
 fn cargo_fuzz() -> Command {
     let mut cmd = Command::new("cargo");
+    let mut path = vec![CARGO_FUZZ.root().join("bin")];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    if let Ok(path) = std::env::join_paths(path) {
+        cmd.env("PATH", path);
+    }
     cmd.args(["+nightly", "fuzz"]).current_dir(fuzz_dir());
     cmd
 }
@@ -104,29 +123,7 @@ fn ensure_cargo_fuzz() -> Result<()> {
             &["toolchain", "install", "nightly", "--profile", "minimal"],
         )?;
     }
-    let installed = cargo_fuzz()
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    if installed
-        .split_whitespace()
-        .any(|w| w == CARGO_FUZZ_VERSION)
-    {
-        return Ok(());
-    }
-    crate::run(
-        "cargo",
-        &[
-            "install",
-            "cargo-fuzz",
-            "--version",
-            CARGO_FUZZ_VERSION,
-            "--locked",
-        ],
-    )
+    CARGO_FUZZ.ensure().map(drop)
 }
 
 /// Runs one target; the number of inputs it executed.

@@ -31,6 +31,7 @@ mod deps;
 mod docs;
 mod fuzz;
 mod lb;
+mod pinned;
 mod release;
 mod samples;
 mod setup;

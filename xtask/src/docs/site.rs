@@ -2,70 +2,22 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Result, bail};
 
 use super::{MDBOOK_FEATURES, MDBOOK_VERSION, read, walk};
-use crate::setup::{self, Stamp};
+use crate::pinned::PinnedTool;
 
-/// The pinned mdBook, installed into `.tools/mdbook/` (with a stamp of the pin) when missing.
+/// The pinned mdBook, installed into `.tools/mdbook/` when missing.
 pub(super) fn ensure_mdbook() -> Result<PathBuf> {
-    let root = setup::tools_dir().join("mdbook");
-    let bin = root.join("bin").join("mdbook");
-    let stamp = Stamp::new(
-        &root,
-        &[MDBOOK_VERSION.as_bytes(), MDBOOK_FEATURES.as_bytes()],
-    );
-    if stamp.matches() && bin.is_file() {
-        return Ok(bin);
+    PinnedTool {
+        krate: "mdbook",
+        version: MDBOOK_VERSION,
+        features: Some(MDBOOK_FEATURES),
+        binary: "mdbook",
+        version_args: &["--version"],
     }
-    let version = |bin: &Path| {
-        Command::new(bin)
-            .arg("--version")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    };
-    // Installed with the pin but without a stamp (an interrupted run): take it as it is.
-    if version(&bin)
-        .split_whitespace()
-        .any(|w| w == format!("v{MDBOOK_VERSION}"))
-    {
-        stamp.write()?;
-        return Ok(bin);
-    }
-    stamp.clear();
-    let root_arg = root.display().to_string();
-    crate::run(
-        "cargo",
-        &[
-            "install",
-            "--locked",
-            "--force",
-            "--version",
-            MDBOOK_VERSION,
-            "--no-default-features",
-            "--features",
-            MDBOOK_FEATURES,
-            "--root",
-            &root_arg,
-            "mdbook",
-        ],
-    )?;
-    let got = version(&bin);
-    if !got
-        .split_whitespace()
-        .any(|w| w == format!("v{MDBOOK_VERSION}"))
-    {
-        bail!(
-            "{} reports {:?}, expected {MDBOOK_VERSION}",
-            bin.display(),
-            got.trim()
-        );
-    }
-    stamp.write()?;
-    Ok(bin)
+    .ensure()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use super::SEMVER_CHECKS_VERSION;
 use super::packages::{Library, Workspace};
 use super::version::{Version, release_type, workspace_version};
-use crate::setup;
+use crate::pinned::PinnedTool;
 
 /// What the semver check compares against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,45 +194,14 @@ pub(super) fn semver_check(
     ))
 }
 
-/// The pinned cargo-semver-checks, installed into `.tools/cargo-semver-checks` when missing
-/// or at another version.
+/// The pinned cargo-semver-checks, installed into `.tools/cargo-semver-checks/` when missing.
 pub(super) fn ensure_semver_checks() -> Result<PathBuf> {
-    let root = setup::tools_dir().join("cargo-semver-checks");
-    let bin = root.join("bin").join("cargo-semver-checks");
-    let version = |bin: &Path| {
-        Command::new(bin)
-            .args(["semver-checks", "--version"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    };
-    let has_pin = |out: String| out.split_whitespace().any(|w| w == SEMVER_CHECKS_VERSION);
-    if has_pin(version(&bin)) {
-        return Ok(bin);
+    PinnedTool {
+        krate: "cargo-semver-checks",
+        version: SEMVER_CHECKS_VERSION,
+        features: None,
+        binary: "cargo-semver-checks",
+        version_args: &["semver-checks", "--version"],
     }
-    let root_arg = root.display().to_string();
-    crate::run(
-        "cargo",
-        &[
-            "install",
-            "--locked",
-            "--force",
-            "--version",
-            SEMVER_CHECKS_VERSION,
-            "--root",
-            &root_arg,
-            "cargo-semver-checks",
-        ],
-    )?;
-    let got = version(&bin);
-    if !has_pin(got.clone()) {
-        bail!(
-            "{} reports {:?} after installing {SEMVER_CHECKS_VERSION}",
-            bin.display(),
-            got.trim()
-        );
-    }
-    Ok(bin)
+    .ensure()
 }
