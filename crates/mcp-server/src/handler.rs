@@ -155,10 +155,13 @@ pub trait HandlerFn<In, M>: Send + Sync + 'static {
     fn call(&self, input: In, cx: Context) -> Result<BoxFuture<Self::Output>>;
 }
 
-macro_rules! handler_fn {
-    ($($x:ident),*) => {
+/// `HandlerFn<$input, (NoInput, X1, ..)>` for handlers that take extractors only and leave
+/// the input aside: `()` for tools without arguments and fixed resources (below), and the
+/// arguments of a prompt that declares none (`prompt.rs`).
+macro_rules! extractors_only {
+    ($input:ty; $($x:ident),*) => {
         #[allow(non_snake_case, unused_variables)]
-        impl<F, Fut, $($x,)*> HandlerFn<(), (NoInput, $($x,)*)> for F
+        impl<F, Fut, $($x,)*> HandlerFn<$input, (NoInput, $($x,)*)> for F
         where
             F: Fn($($x),*) -> Fut + Send + Sync + 'static,
             Fut: Future + Send + 'static,
@@ -167,11 +170,18 @@ macro_rules! handler_fn {
         {
             type Output = Fut::Output;
 
-            fn call(&self, (): (), cx: Context) -> Result<BoxFuture<Fut::Output>> {
+            fn call(&self, _: $input, cx: Context) -> Result<BoxFuture<Fut::Output>> {
                 $(let $x = $x::from_context(&cx)?;)*
                 Ok(Box::pin(self($($x),*)))
             }
         }
+    };
+}
+pub(crate) use extractors_only;
+
+macro_rules! handler_fn {
+    ($($x:ident),*) => {
+        extractors_only!((); $($x),*);
 
         #[allow(non_snake_case, unused_variables)]
         impl<F, Fut, In, $($x,)*> HandlerFn<In, (In, $($x,)*)> for F

@@ -11,7 +11,7 @@ use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer
 use crate::context::Context;
 use crate::error::Result;
 use crate::error::{BoxError, HandlerError, IntoHandlerError};
-use crate::handler::{BoxFuture, Erased, FromContext, HandlerFn, NoInput, erase};
+use crate::handler::{BoxFuture, Erased, FromContext, HandlerFn, NoInput, erase, extractors_only};
 use crate::registry::Entry;
 
 /// The arguments of a `prompts/get` request, by name.
@@ -19,35 +19,15 @@ pub type PromptArguments = BTreeMap<String, String>;
 
 type PromptFn = Erased<PromptArguments, (), GetPromptResult>;
 
-/// A prompt handler may leave the arguments out (a prompt that declares none): it is then
-/// called with its extractors only, like a tool without arguments.
-macro_rules! argumentless_prompt_handler {
-    ($($x:ident),*) => {
-        #[allow(non_snake_case, unused_variables)]
-        impl<F, Fut, $($x,)*> HandlerFn<PromptArguments, (NoInput, $($x,)*)> for F
-        where
-            F: Fn($($x),*) -> Fut + Send + Sync + 'static,
-            Fut: Future + Send + 'static,
-            Fut::Output: Send + 'static,
-            $($x: FromContext,)*
-        {
-            type Output = Fut::Output;
-
-            fn call(&self, _: PromptArguments, cx: Context) -> Result<BoxFuture<Fut::Output>> {
-                $(let $x = $x::from_context(&cx)?;)*
-                Ok(Box::pin(self($($x),*)))
-            }
-        }
-    };
-}
-
-argumentless_prompt_handler!();
-argumentless_prompt_handler!(X1);
-argumentless_prompt_handler!(X1, X2);
-argumentless_prompt_handler!(X1, X2, X3);
-argumentless_prompt_handler!(X1, X2, X3, X4);
-argumentless_prompt_handler!(X1, X2, X3, X4, X5);
-argumentless_prompt_handler!(X1, X2, X3, X4, X5, X6);
+// A prompt handler may leave the arguments out (a prompt that declares none): it is then
+// called with its extractors only, like a tool without arguments.
+extractors_only!(PromptArguments;);
+extractors_only!(PromptArguments; X1);
+extractors_only!(PromptArguments; X1, X2);
+extractors_only!(PromptArguments; X1, X2, X3);
+extractors_only!(PromptArguments; X1, X2, X3, X4);
+extractors_only!(PromptArguments; X1, X2, X3, X4, X5);
+extractors_only!(PromptArguments; X1, X2, X3, X4, X5, X6);
 
 fn convert<R: IntoPromptResult>(output: R, (): ()) -> Result<GetPromptResult, HandlerError> {
     output.into_prompt_result()
