@@ -276,6 +276,9 @@ pub(crate) async fn closed_loop(
 /// One worker per connection of `conns` does `op` back to back for `warmup`, then for
 /// `duration`: ops/s, latencies, and the CPU time per op of each group of `pids` (the sum
 /// over the group's processes) over the measured window.
+/// How long one request of a closed loop may take before the run fails.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+
 pub(crate) async fn run_loop(
     conns: Vec<Conn>,
     pids: &[&[u32]],
@@ -297,7 +300,12 @@ pub(crate) async fn run_loop(
                 if sent >= measure_to {
                     return Ok::<_, anyhow::Error>(latencies);
                 }
-                conn.run(&op, id).await?;
+                // A lost answer fails the run (it would otherwise wait for ever).
+                tokio::time::timeout(ANSWER_TIMEOUT, conn.run(&op, id))
+                    .await
+                    .map_err(|_| {
+                        anyhow::anyhow!("request {id:#x}: no answer within {ANSWER_TIMEOUT:?}")
+                    })??;
                 let done = Instant::now();
                 if sent >= measure_from && done <= measure_to {
                     latencies.push((done - sent).as_nanos() as u64);

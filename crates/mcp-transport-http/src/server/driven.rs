@@ -94,6 +94,17 @@ impl Driven {
             }
             return true;
         }
+        drop(slot);
+        // A wake-up that came while this poll ran may have found the future busy (another
+        // poller's `try_lock` failed, and it went back to sleep) after the future had already
+        // looked at what woke it: passed on, so that someone polls again. Without this, a
+        // reply arriving mid-poll was lost (a POST waiting forever; seen with Redis stores).
+        let st = lock(&self.wake.state);
+        if st.woken
+            && let Some(waker) = st.foreground.as_ref().or(st.background.as_ref())
+        {
+            waker.wake_by_ref();
+        }
         false
     }
 
@@ -311,5 +322,49 @@ mod tests {
         );
         drop(tx);
         background.await.unwrap();
+    }
+
+    /// Counts its wake-ups.
+    struct Counter(AtomicUsize);
+
+    impl std::task::Wake for Counter {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_wake_that_finds_the_future_busy_is_passed_on() {
+        // The session's task polls the future; meanwhile a POST starts driving, and the event
+        // the future waits for comes after the future looked for it: the wake goes to the
+        // POST, whose poll finds the future busy. Once the poll ends, the POST must be woken
+        // again, or nobody polls the future for that event.
+        let driven_slot: Arc<std::sync::OnceLock<Arc<Driven>>> = Arc::default();
+        let post = Arc::new(Counter(AtomicUsize::new(0)));
+        let post_waker = Waker::from(post.clone());
+        let inner_slot = driven_slot.clone();
+        let inner_waker = post_waker.clone();
+        let mut first = true;
+        let driven = Driven::new(Box::pin(std::future::poll_fn(move |cx| {
+            if std::mem::take(&mut first) {
+                let driven = inner_slot.get().unwrap();
+                // The POST arrives and registers as the foreground.
+                lock(&driven.wake.state).foreground = Some(inner_waker.clone());
+                // The event: its wake goes to the foreground...
+                cx.waker().wake_by_ref();
+                // ...whose poll finds the future busy.
+                assert!(!driven.poll_once());
+            }
+            Poll::<()>::Pending
+        })));
+        driven_slot.set(driven.clone()).ok();
+        let session_task = Arc::new(Counter(AtomicUsize::new(0)));
+        lock(&driven.wake.state).background = Some(Waker::from(session_task));
+        assert!(!driven.poll_once());
+        assert_eq!(
+            post.0.load(Ordering::SeqCst),
+            2,
+            "the POST is woken by the event, then again once the busy poll ended"
+        );
     }
 }
