@@ -127,7 +127,7 @@ pub(crate) fn conformance() -> Result<()> {
     let tools = setup::setup()?;
     check_auth_coverage(&tools)?;
     let bins = build_examples(&["everything-server", "everything-client"])?;
-    let out_dir = target_dir()?.join("conformance");
+    let out_dir = crate::cargo_target_dir(&crate::workspace_root())?.join("conformance");
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     let xtask = std::env::current_exe().context("cannot find the xtask executable")?;
@@ -448,23 +448,6 @@ fn build_examples(names: &[&str]) -> Result<Vec<PathBuf>> {
         .zip(found)
         .map(|(name, path)| path.with_context(|| format!("cargo built no executable {name}")))
         .collect()
-}
-
-/// The cargo target directory (honours `CARGO_TARGET_DIR`), from `cargo metadata`.
-fn target_dir() -> Result<PathBuf> {
-    let out = Command::new("cargo")
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(crate::workspace_root())
-        .output()
-        .context("could not run cargo metadata")?;
-    if !out.status.success() {
-        bail!("cargo metadata failed");
-    }
-    let meta: Value = serde_json::from_slice(&out.stdout)?;
-    meta["target_directory"]
-        .as_str()
-        .map(PathBuf::from)
-        .context("cargo metadata has no target_directory")
 }
 
 #[cfg(test)]

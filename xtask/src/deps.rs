@@ -1,7 +1,6 @@
 //! `cargo xtask check-deps`: enforces the crate DAG of STYLE.md from `cargo metadata`.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
@@ -125,19 +124,7 @@ const IO_TOKIO_FEATURES: &[&str] = &["net", "process", "fs", "io-std", "full"];
 const TOKIO_NO_IO: &[&str] = &["mcp-rs-jsonrpc", "mcp-rs-server", "mcp-rs-client"];
 
 pub(crate) fn check_deps() -> Result<()> {
-    let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(crate::workspace_root())
-        .output()
-        .context("could not run cargo metadata")?;
-    if !out.status.success() {
-        bail!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let meta: Value =
-        serde_json::from_slice(&out.stdout).context("cargo metadata printed invalid JSON")?;
+    let meta = crate::cargo_metadata(&crate::workspace_root())?;
     let violations = violations(&meta)?;
     if violations.is_empty() {
         eprintln!("check-deps: the crate DAG holds");

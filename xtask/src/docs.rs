@@ -144,18 +144,7 @@ struct Library {
 }
 
 fn library_crates(root: &Path) -> Result<Vec<Library>> {
-    let out = Command::new("cargo")
-        .args(["metadata", "--no-deps", "--format-version", "1"])
-        .current_dir(root)
-        .output()
-        .context("could not start cargo metadata")?;
-    if !out.status.success() {
-        bail!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let meta = crate::cargo_metadata(root)?;
     let crates_dir = root.join("crates");
     let mut libs = Vec::new();
     for pkg in meta["packages"].as_array().context("no packages")? {

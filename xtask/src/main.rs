@@ -82,6 +82,30 @@ pub(crate) fn workspace_root() -> std::path::PathBuf {
     dir.parent().unwrap_or(dir).to_path_buf()
 }
 
+/// `cargo metadata --no-deps` of the workspace at `dir`, as JSON.
+pub(crate) fn cargo_metadata(dir: &std::path::Path) -> Result<serde_json::Value> {
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(dir)
+        .output()
+        .context("could not run cargo metadata")?;
+    if !out.status.success() {
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    serde_json::from_slice(&out.stdout).context("cargo metadata printed invalid JSON")
+}
+
+/// The cargo target directory of the workspace at `dir` (honours `CARGO_TARGET_DIR`).
+pub(crate) fn cargo_target_dir(dir: &std::path::Path) -> Result<std::path::PathBuf> {
+    cargo_metadata(dir)?["target_directory"]
+        .as_str()
+        .map(std::path::PathBuf::from)
+        .context("cargo metadata has no target_directory")
+}
+
 /// Runs a command in the workspace root, echoing it, and fails if it fails.
 pub(crate) fn run(program: &str, args: &[&str]) -> Result<()> {
     eprintln!("$ {program} {}", args.join(" "));

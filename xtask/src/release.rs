@@ -85,10 +85,7 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
     }
     let started = Instant::now();
     let root = workspace_root();
-    let target_dir = cargo_metadata(&root)?["target_directory"]
-        .as_str()
-        .map(PathBuf::from)
-        .context("cargo metadata: no target_directory")?;
+    let target_dir = crate::cargo_target_dir(&root)?;
 
     // The committed state, in a scratch copy; the crates are those of HEAD.
     let head = git(&root, &["rev-parse", "HEAD"])?.trim().to_owned();
@@ -97,7 +94,7 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
         .is_empty();
     let scratch = target_dir.join("release-dry-run");
     let copy = export_head(&root, &scratch)?;
-    let ws = Workspace::from_metadata(&cargo_metadata(&copy)?)?;
+    let ws = Workspace::from_metadata(&crate::cargo_metadata(&copy)?)?;
 
     // 1. The version.
     let current = workspace_version(&read(&copy.join("Cargo.toml"))?)?;

@@ -236,21 +236,6 @@ pub(super) fn packaging_order(libraries: &[Library]) -> Result<Vec<String>> {
     })
 }
 
-pub(super) fn cargo_metadata(root: &Path) -> Result<Value> {
-    let out = Command::new("cargo")
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(root)
-        .output()
-        .context("could not run cargo metadata")?;
-    if !out.status.success() {
-        bail!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    serde_json::from_slice(&out.stdout).context("cargo metadata printed invalid JSON")
-}
-
 /// One packaged crate.
 #[derive(Debug)]
 pub(super) struct Packaged {
