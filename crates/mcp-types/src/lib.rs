@@ -48,6 +48,26 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+/// `From<&str>` and `From<String>` for params whose one required member is a string, through
+/// their `new`: what lets a client call take a tool's name or a resource's URI alone.
+macro_rules! from_required_string {
+    ($ty:ident, $doc:literal) => {
+        #[doc = $doc]
+        impl From<&str> for $ty {
+            fn from(value: &str) -> Self {
+                $ty::new(value)
+            }
+        }
+
+        #[doc = $doc]
+        impl From<String> for $ty {
+            fn from(value: String) -> Self {
+                $ty::new(value)
+            }
+        }
+    };
+}
+
 mod common;
 mod error;
 mod extra_fields;

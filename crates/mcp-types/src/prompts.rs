@@ -174,19 +174,10 @@ pub struct GetPromptRequestParams {
     pub extra: JsonObject,
 }
 
-/// The params getting the prompt of that name without arguments.
-impl From<&str> for GetPromptRequestParams {
-    fn from(name: &str) -> Self {
-        GetPromptRequestParams::new(name)
-    }
-}
-
-/// The params getting the prompt of that name without arguments.
-impl From<String> for GetPromptRequestParams {
-    fn from(name: String) -> Self {
-        GetPromptRequestParams::new(name)
-    }
-}
+from_required_string!(
+    GetPromptRequestParams,
+    "The params getting the prompt of that name without arguments."
+);
 
 // Read without `#[serde(flatten)]`: this is on every `prompts/get`'s path (see `extra_fields`).
 deserialize_with_extra!(GetPromptRequestParams, "prompts/get params",

@@ -177,19 +177,10 @@ pub struct ResourceRequestParams {
     pub extra: JsonObject,
 }
 
-/// The params naming the resource at that URI.
-impl From<&str> for ResourceRequestParams {
-    fn from(uri: &str) -> Self {
-        ResourceRequestParams::new(uri)
-    }
-}
-
-/// The params naming the resource at that URI.
-impl From<String> for ResourceRequestParams {
-    fn from(uri: String) -> Self {
-        ResourceRequestParams::new(uri)
-    }
-}
+from_required_string!(
+    ResourceRequestParams,
+    "The params naming the resource at that URI."
+);
 
 impl ResourceRequestParams {
     /// Params naming `uri`.
@@ -233,19 +224,10 @@ pub struct ReadResourceRequestParams {
     pub extra: JsonObject,
 }
 
-/// The params reading the resource at that URI.
-impl From<&str> for ReadResourceRequestParams {
-    fn from(uri: &str) -> Self {
-        ReadResourceRequestParams::new(uri)
-    }
-}
-
-/// The params reading the resource at that URI.
-impl From<String> for ReadResourceRequestParams {
-    fn from(uri: String) -> Self {
-        ReadResourceRequestParams::new(uri)
-    }
-}
+from_required_string!(
+    ReadResourceRequestParams,
+    "The params reading the resource at that URI."
+);
 
 // Read without `#[serde(flatten)]`: this is on every `resources/read`'s path (see
 // `extra_fields`).

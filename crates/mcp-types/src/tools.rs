@@ -245,19 +245,10 @@ pub struct CallToolRequestParams {
     pub extra: JsonObject,
 }
 
-/// The params calling the tool of that name without arguments.
-impl From<&str> for CallToolRequestParams {
-    fn from(name: &str) -> Self {
-        CallToolRequestParams::new(name)
-    }
-}
-
-/// The params calling the tool of that name without arguments.
-impl From<String> for CallToolRequestParams {
-    fn from(name: String) -> Self {
-        CallToolRequestParams::new(name)
-    }
-}
+from_required_string!(
+    CallToolRequestParams,
+    "The params calling the tool of that name without arguments."
+);
 
 // Read without `#[serde(flatten)]`: this is on every `tools/call`'s path (see `extra_fields`).
 deserialize_with_extra!(CallToolRequestParams, "tools/call params",
