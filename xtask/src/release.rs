@@ -45,6 +45,8 @@ use crate::workspace_root;
 pub(crate) const SEMVER_CHECKS_VERSION: &str = "0.51.0";
 
 const USAGE: &str = "usage: cargo xtask release --dry-run [--version X.Y.Z] [--baseline-rev REV]";
+/// The dry run's scratch directory under the target directory.
+const SCRATCH: &str = "release-dry-run";
 
 /// The command line of `release`.
 #[derive(Debug, Default)]
@@ -92,7 +94,7 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
     let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"])?
         .trim()
         .is_empty();
-    let scratch = target_dir.join("release-dry-run");
+    let scratch = target_dir.join(SCRATCH);
     let copy = export_head(&root, &scratch)?;
     let ws = Workspace::from_metadata(&crate::cargo_metadata(&copy)?)?;
 
@@ -252,6 +254,17 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
         );
     }
     println!("release dry run: ok");
+    Ok(())
+}
+
+/// Removes the dry run's scratch copy and the packages built in it (the next dry run starts from
+/// an empty copy anyway).
+pub(crate) fn remove_scratch() -> Result<()> {
+    let scratch = crate::cargo_target_dir(&workspace_root())?.join(SCRATCH);
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch)
+            .with_context(|| format!("cannot remove {}", scratch.display()))?;
+    }
     Ok(())
 }
 
