@@ -90,16 +90,29 @@ pub(crate) fn check_host_origin(shared: &Shared, req: &Request) -> Result<(), Re
     Ok(())
 }
 
-/// Whether the `Accept` headers list `ty/sub` (or a wildcard covering it).
-pub(crate) fn accepts(headers: &HeaderMap, ty: &str, sub: &str) -> bool {
-    headers.get_all(ACCEPT).iter().any(|value| {
+/// Whether the `Accept` headers list every one of `wanted` (`(type, subtype)`), each by name
+/// or by a wildcard covering it. One pass over the items, whatever the number wanted.
+pub(crate) fn accepts(headers: &HeaderMap, wanted: &[(&str, &str)]) -> bool {
+    debug_assert!(wanted.len() <= 8, "a u8 tracks what was found");
+    let all = (1u8 << wanted.len()) - 1;
+    let mut found = 0u8;
+    for value in headers.get_all(ACCEPT) {
         // Each comma-separated item, its parameters (`;q=...`) dropped. Byte splits: the
         // separators are ASCII, and an item with other bytes matches no media type.
-        value.as_bytes().split(|b| *b == b',').any(|item| {
+        for item in value.as_bytes().split(|b| *b == b',') {
             let media = item.split(|b| *b == b';').next().unwrap_or_default();
-            media_matches(media.trim_ascii(), ty.as_bytes(), sub.as_bytes())
-        })
-    })
+            let media = media.trim_ascii();
+            for (i, (ty, sub)) in wanted.iter().enumerate() {
+                if media_matches(media, ty.as_bytes(), sub.as_bytes()) {
+                    found |= 1 << i;
+                }
+            }
+            if found == all {
+                return true;
+            }
+        }
+    }
+    found == all
 }
 
 fn media_matches(media: &[u8], ty: &[u8], sub: &[u8]) -> bool {
@@ -301,21 +314,34 @@ mod tests {
             ACCEPT,
             HeaderValue::from_static("application/json;q=0.9, text/event-stream"),
         );
-        assert!(accepts(&h, "application", "json") && accepts(&h, "text", "event-stream"));
+        assert!(accepts(
+            &h,
+            &[("application", "json"), ("text", "event-stream")]
+        ));
         h.insert(ACCEPT, HeaderValue::from_static("text/html"));
-        assert!(!accepts(&h, "application", "json"));
+        assert!(!accepts(&h, &[("application", "json")]));
+        // Every one wanted must be there: one of the two is not enough.
+        h.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        assert!(accepts(&h, &[("application", "json")]));
+        assert!(!accepts(
+            &h,
+            &[("application", "json"), ("text", "event-stream")]
+        ));
         h.insert(ACCEPT, HeaderValue::from_static("*/*"));
-        assert!(accepts(&h, "text", "event-stream"));
+        assert!(accepts(&h, &[("text", "event-stream")]));
         h.insert(
             ACCEPT,
             HeaderValue::from_static(" Text/* ; q=1,application"),
         );
-        assert!(accepts(&h, "text", "event-stream"));
-        assert!(!accepts(&h, "application", "json"));
+        assert!(accepts(&h, &[("text", "event-stream")]));
+        assert!(!accepts(&h, &[("application", "json")]));
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         h.append(ACCEPT, HeaderValue::from_static("APPLICATION/JSON"));
-        assert!(accepts(&h, "application", "json") && accepts(&h, "text", "event-stream"));
+        assert!(accepts(
+            &h,
+            &[("application", "json"), ("text", "event-stream")]
+        ));
         h.clear();
-        assert!(!accepts(&h, "text", "event-stream"));
+        assert!(!accepts(&h, &[("text", "event-stream")]));
     }
 }

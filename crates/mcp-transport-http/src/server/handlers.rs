@@ -59,7 +59,10 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) ->
 
 async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     let headers = req.headers();
-    if !(accepts(headers, "application", "json") && accepts(headers, "text", "event-stream")) {
+    if !accepts(
+        headers,
+        &[("application", "json"), ("text", "event-stream")],
+    ) {
         return Err(reject_msg(
             StatusCode::NOT_ACCEPTABLE,
             SERVER_ERROR,
@@ -385,7 +388,7 @@ async fn post_to_session(
 
 async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     let headers = req.headers();
-    if !accepts(headers, "text", "event-stream") {
+    if !accepts(headers, &[("text", "event-stream")]) {
         return Err(reject_msg(
             StatusCode::NOT_ACCEPTABLE,
             SERVER_ERROR,

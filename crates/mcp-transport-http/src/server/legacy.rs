@@ -26,7 +26,7 @@ pub(crate) async fn legacy_sse(State(shared): State<Arc<Shared>>, req: Request) 
     if let Err(res) = check_host_origin(&shared, &req) {
         return res;
     }
-    if !accepts(req.headers(), "text", "event-stream") {
+    if !accepts(req.headers(), &[("text", "event-stream")]) {
         return reject_msg(
             StatusCode::NOT_ACCEPTABLE,
             SERVER_ERROR,
