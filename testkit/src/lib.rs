@@ -68,6 +68,23 @@ impl RedisServer {
     pub fn port(&self) -> u16 {
         self.port
     }
+
+    /// The server's process id (to read its CPU time from `/proc`, say).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Empties every database (`FLUSHALL`), so that what runs next starts from nothing.
+    pub fn flush(&self) -> io::Result<()> {
+        let reply = command(self.port, b"FLUSHALL\r\n", 5)?;
+        if reply != b"+OK\r\n" {
+            return Err(io::Error::other(format!(
+                "FLUSHALL answered {:?}",
+                String::from_utf8_lossy(&reply).trim()
+            )));
+        }
+        Ok(())
+    }
 }
 
 impl Drop for RedisServer {
@@ -135,15 +152,18 @@ fn start_on(binary: &PathBuf, port: u16) -> io::Result<RedisServer> {
 
 /// Whether a server on `port` answers `PING` with `+PONG`.
 fn ping(port: u16) -> bool {
+    command(port, b"PING\r\n", 7).is_ok_and(|reply| reply == b"+PONG\r\n")
+}
+
+/// Sends an inline command to the server on `port` and reads `len` bytes of its reply.
+fn command(port: u16, inline: &[u8], len: usize) -> io::Result<Vec<u8>> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_secs(1)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let mut reply = [0; 7];
-    stream.write_all(b"PING\r\n").is_ok()
-        && stream.read_exact(&mut reply).is_ok()
-        && &reply == b"+PONG\r\n"
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    stream.write_all(inline)?;
+    let mut reply = vec![0; len];
+    stream.read_exact(&mut reply)?;
+    Ok(reply)
 }
 
 #[cfg(test)]
@@ -156,6 +176,8 @@ mod tests {
         let port = server.port();
         assert!(server.url().ends_with(&format!(":{port}/")));
         assert!(ping(port));
+        assert!(server.pid() > 0);
+        server.flush().unwrap();
         drop(server);
         assert!(!ping(port), "the server still answers after drop");
     }

@@ -19,7 +19,6 @@
 mod http;
 mod machine;
 mod redis;
-mod redis_server;
 mod scenarios;
 mod stdio;
 

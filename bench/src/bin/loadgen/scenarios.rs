@@ -6,13 +6,13 @@ use anyhow::{Context as _, Result};
 use mcp_bench::report::{Impl, Results, Target, Unit};
 use mcp_bench::stats::latency_us;
 use mcp_bench::wire;
+use testkit::RedisServer;
 use tokio::runtime::Runtime;
 
 use crate::Options;
 use crate::http::{self, Shape};
 use crate::machine;
 use crate::redis;
-use crate::redis_server::RedisServer;
 use crate::stdio::{self, Child};
 
 pub(crate) const SEQ: &str = "stdio sequential, loadgen and server pinned to one CPU";
@@ -245,11 +245,13 @@ impl Ctx<'_> {
         if let Some(redis) = self.redis.get() {
             return Ok(redis);
         }
-        let started = RedisServer::start()?;
+        let started = RedisServer::start().context(
+            "the Redis scenarios need redis-server ($MCP_TEST_REDIS_SERVER or on PATH; \
+             `cargo xtask setup` installs it, or skip them with --only)",
+        )?;
         Ok(self.redis.get_or_init(|| started))
     }
 
-    /// The server command of `imp` for stdio or HTTP.
     /// The minimal stdio server of `imp` (the floor's is the stdio floor).
     fn minimal_command(&self, imp: Impl) -> Vec<String> {
         self.binary(match imp {
