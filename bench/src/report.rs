@@ -65,16 +65,42 @@ pub fn format_value(value: f64, unit: Unit) -> String {
     }
 }
 
-/// One measured quantity of a scenario group, for each implementation.
+/// One measured quantity of a scenario group: a value per implementation (`N = 3`), or per
+/// side of a comparison table (`N = 2`).
 #[derive(Debug, Clone)]
-pub struct Row {
+pub struct Row<const N: usize = 3> {
     pub group: String,
     pub name: String,
     pub unit: Unit,
-    /// The repetitions' values, per implementation.
-    pub values: [Vec<f64>; 3],
-    /// Implementations this row does not apply to (shown "n/a").
-    pub not_applicable: [bool; 3],
+    /// The repetitions' values, per column (implementation, or side of a pair).
+    pub values: [Vec<f64>; N],
+    /// Columns this row does not apply to (shown "n/a").
+    pub not_applicable: [bool; N],
+}
+
+impl<const N: usize> Row<N> {
+    /// The row `group`/`name` of `rows`, added (empty, with `unit`) if there is none yet.
+    fn find_or_add<'a>(
+        rows: &'a mut Vec<Row<N>>,
+        group: &str,
+        name: &str,
+        unit: Unit,
+    ) -> &'a mut Row<N> {
+        let at = match rows.iter().position(|r| r.group == group && r.name == name) {
+            Some(at) => at,
+            None => {
+                rows.push(Row {
+                    group: group.to_owned(),
+                    name: name.to_owned(),
+                    unit,
+                    values: std::array::from_fn(|_| Vec::new()),
+                    not_applicable: [false; N],
+                });
+                rows.len() - 1
+            }
+        };
+        &mut rows[at]
+    }
 }
 
 /// Everything a run measured, in the order it was measured, and the calls that failed.
@@ -88,24 +114,7 @@ pub struct Results {
 
 impl Results {
     fn row(&mut self, group: &str, name: &str, unit: Unit) -> &mut Row {
-        let at = match self
-            .rows
-            .iter()
-            .position(|r| r.group == group && r.name == name)
-        {
-            Some(at) => at,
-            None => {
-                self.rows.push(Row {
-                    group: group.to_owned(),
-                    name: name.to_owned(),
-                    unit,
-                    values: Default::default(),
-                    not_applicable: [false; 3],
-                });
-                self.rows.len() - 1
-            }
-        };
-        &mut self.rows[at]
+        Row::find_or_add(&mut self.rows, group, name, unit)
     }
 
     /// Records one repetition's `value` of `imp`.

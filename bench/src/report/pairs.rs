@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Unit, format_cell};
+use super::{Row, Unit, format_cell};
 use crate::stats::summarize;
 
 /// Which column of a comparison a value belongs to.
@@ -30,14 +30,7 @@ struct PairGroup {
 }
 
 /// One measured quantity of a comparison, for both sides.
-#[derive(Debug, Clone)]
-struct PairRow {
-    group: String,
-    name: String,
-    unit: Unit,
-    values: [Vec<f64>; 2],
-    not_applicable: [bool; 2],
-}
+type PairRow = Row<2>;
 
 /// The comparison tables of a run, in the order they were measured.
 #[derive(Debug, Clone, Default)]
@@ -61,24 +54,7 @@ impl Pairs {
     }
 
     fn row(&mut self, group: &str, name: &str, unit: Unit) -> &mut PairRow {
-        let at = match self
-            .rows
-            .iter()
-            .position(|r| r.group == group && r.name == name)
-        {
-            Some(at) => at,
-            None => {
-                self.rows.push(PairRow {
-                    group: group.to_owned(),
-                    name: name.to_owned(),
-                    unit,
-                    values: Default::default(),
-                    not_applicable: [false; 2],
-                });
-                self.rows.len() - 1
-            }
-        };
-        &mut self.rows[at]
+        Row::find_or_add(&mut self.rows, group, name, unit)
     }
 
     /// Records one repetition's `value` of `side`.
