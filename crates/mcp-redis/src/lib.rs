@@ -36,14 +36,7 @@
 //! let service = StreamableHttpService::builder()
 //!     .path("/mcp")
 //!     .event_store(Some(Arc::new(redis.event_store())))
-//!     .build(move |transport, _info| {
-//!         let server = server.clone();
-//!         async move {
-//!             if let Err(e) = server.serve(transport).await {
-//!                 tracing::warn!("session failed: {e:#}");
-//!             }
-//!         }
-//!     });
+//!     .build(server.session_factory());
 //! // `redis.session_directory()` and `redis.session_store()` go to the HTTP builder's
 //! // session directory and the server's session store, for session takeover.
 //! service.bind_localhost(3000).await?.run().await?;

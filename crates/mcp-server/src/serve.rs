@@ -38,6 +38,50 @@ impl Server {
         self.serve_with(transport, ServeOptions::default()).await
     }
 
+    /// The session factory of a transport that opens many sessions, such as the Streamable
+    /// HTTP service's `build`: called with a session's transport and its description (not
+    /// looked at), it returns the future that serves the session with this server. A
+    /// session that ends in an error logs it with `tracing` (WARN). For options per session
+    /// (a session store, say), write the closure yourself around
+    /// [`serve_with`](Self::serve_with).
+    ///
+    /// ```
+    /// use mcp_client::Client;
+    /// use mcp_jsonrpc::memory;
+    /// use mcp_server::{Server, Tool};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> anyhow::Result<()> {
+    /// let server = Server::builder()
+    ///     .tool(Tool::new("hello", || async { "Hello!" }))
+    ///     .build();
+    /// // Over HTTP: `StreamableHttpService::builder().build(server.session_factory())`.
+    /// let factory = server.session_factory();
+    /// let (client_end, server_end) = memory::pair(16);
+    /// tokio::spawn(factory(server_end, ()));
+    ///
+    /// let (client, connection) = Client::builder().connect(client_end).await?;
+    /// tokio::spawn(connection);
+    /// let result = client.call_tool("hello").await?;
+    /// assert_eq!(result.content[0].as_text(), Some("Hello!"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn session_factory<T: Transport, I: 'static>(
+        &self,
+    ) -> impl Fn(T, I) -> futures::future::BoxFuture<'static, ()> + Clone + Send + Sync + 'static
+    {
+        let server = self.clone();
+        move |transport, _description| {
+            let server = server.clone();
+            Box::pin(async move {
+                if let Err(e) = server.serve(transport).await {
+                    tracing::warn!(error = %e, "session failed");
+                }
+            })
+        }
+    }
+
     /// Like [`serve`](Self::serve), with [`ServeOptions`]: to serve a session that has no
     /// `initialize` handshake of its own, such as each POST of a stateless HTTP service.
     ///

@@ -80,16 +80,9 @@ async fn main() -> anyhow::Result<()> {
         .tool(Tool::new("list_notes", list_notes).description("Lists every note"))
         .resource(Resource::new("notes://all", "notes", notes_markdown).mime_type("text/markdown"))
         .build();
-    // The session factory: each HTTP session (or 2026-07-28 request) is one `serve` future,
-    // run by the service on tokio.
-    let service = StreamableHttpService::builder().build(move |transport, _info| {
-        let server = server.clone();
-        async move {
-            if let Err(e) = server.serve(transport).await {
-                tracing::warn!("session failed: {e}");
-            }
-        }
-    });
+    // Each HTTP session (or 2026-07-28 request) is served by `server`, run by the service on
+    // tokio.
+    let service = StreamableHttpService::builder().build(server.session_factory());
     let http = service.bind_localhost(port()?).await?;
     #[allow(clippy::print_stderr)] // Scripts and tests read the port from this line.
     {

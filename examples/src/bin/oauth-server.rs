@@ -56,14 +56,7 @@ async fn main() -> anyhow::Result<()> {
         .version("1.0.0")
         .tool(Tool::new("whoami", whoami).description("Tells who is calling"))
         .build();
-    let service = StreamableHttpService::builder().build(move |transport, _info| {
-        let server = server.clone();
-        async move {
-            if let Err(e) = server.serve(transport).await {
-                tracing::warn!("session failed: {e}");
-            }
-        }
-    });
+    let service = StreamableHttpService::builder().build(server.session_factory());
     // The URL is the resource tokens are issued for, so bind first to know the port.
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);

@@ -264,12 +264,7 @@ async fn greet(cx: Context) -> Result<String, HandlerError> {
 #[tokio::test(flavor = "multi_thread")]
 async fn one_eliciting_and_sampling_tool_gives_the_same_result_in_both_eras() {
     let server = Server::builder().tool(Tool::new("greet", greet)).build();
-    let service = StreamableHttpService::builder().build(move |transport, _info| {
-        let server = server.clone();
-        async move {
-            let _ = server.serve(transport).await;
-        }
-    });
+    let service = StreamableHttpService::builder().build(server.session_factory());
     let http = service.bind_localhost(0).await.expect("bind 127.0.0.1:0");
     let url = format!("http://{}/mcp", http.local_addr().expect("local addr"));
     let running = tokio::spawn(http.run());
