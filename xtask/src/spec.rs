@@ -218,7 +218,7 @@ fn validate_samples(rev: &ProtocolVersion, schema: &Value, report: &mut Report) 
             report.check(
                 what,
                 Err(anyhow::anyhow!(
-                    "no sample: add one to xtask/src/samples.rs"
+                    "no sample: add one in xtask/src/samples/ (by area)"
                 )),
             );
             continue;
