@@ -208,6 +208,7 @@ mod session;
 mod shared;
 mod spawn;
 mod sse;
+mod timer;
 
 pub use builder::Builder;
 pub use config::{DEFAULT_PROTOCOL_VERSIONS, LOCALHOST, SessionMode};

@@ -10,12 +10,13 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
 use super::config::Config;
 use super::error::Result;
+use super::timer::ConnectionTimer;
 
 /// The connection limits of a [`HttpServer`], from the service's configuration.
 #[derive(Debug, Clone, Copy)]
@@ -125,7 +126,7 @@ impl HttpServer {
                 tower::Service::call(&mut router.clone(), req)
             });
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new());
+            builder.timer(ConnectionTimer::default());
             builder.header_read_timeout(limits.header_read_timeout);
             let mut stop = stop_rx.clone();
             tokio::spawn(async move {

@@ -59,12 +59,16 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_header_read_timeout()
     )
     .await;
     let mut idle = TcpStream::connect(addr(&server)).await.unwrap();
-    // One complete request (405: PUT is not served), then the connection sits idle.
-    idle.write_all(b"PUT /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
-        .await
-        .unwrap();
+    // Complete requests (405: PUT is not served), then the connection sits idle. Each
+    // request head's timer reuses the one before it (`ConnectionTimer`), and the last one
+    // still fires.
+    let put = "PUT /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n";
+    for _ in 0..3 {
+        idle.write_all(put.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let answered = read_until_closed(&mut idle).await;
-    assert!(answered.starts_with("HTTP/1.1 405"), "{answered}");
+    assert_eq!(answered.matches("HTTP/1.1 405").count(), 3, "{answered}");
 }
 
 #[tokio::test]
