@@ -63,27 +63,81 @@ fn unsupported(requested: &str) -> ErrorObject {
     .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
 }
 
-/// What a request that may carry input responses says of them, and its target (`name`, or
-/// `uri` for `resources/read`), borrowed.
-#[derive(serde::Deserialize, Default)]
-struct RetryPeek<'a> {
-    #[serde(borrow, default)]
-    name: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    uri: Option<std::borrow::Cow<'a, str>>,
-    #[serde(rename = "inputResponses", default)]
-    input_responses: Option<serde::de::IgnoredAny>,
-    #[serde(rename = "requestState", default)]
-    request_state: Option<serde::de::IgnoredAny>,
+/// What [`serve`] reads of a 2026-07-28 request's params besides the handler, in one pass
+/// over them: the `_meta` (typed), and for a request that may carry input responses, its
+/// target and whether it is a retry (most requests are first tries, whose params need no
+/// second read for the retry's members).
+pub(crate) struct Head {
+    meta: RequestMeta,
+    /// `name` (`uri` for `resources/read`), when it is a string.
+    target: Option<String>,
+    /// `inputResponses` or `requestState` is present.
+    retry: bool,
 }
 
-/// Serves one 2026-07-28 request whose `_meta` is `meta`.
+impl Head {
+    /// The head of `request`, `None` for a request of the legacy era (no `_meta` naming a
+    /// protocol version), or -32602 for a `_meta` that names one but does not read.
+    pub(crate) fn of(request: &Request) -> Option<Result<Head, ErrorObject>> {
+        /// The members read, raw or skipped: no map is built on the way.
+        #[derive(serde::Deserialize)]
+        struct Peek<'a> {
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<&'a RawValue>,
+            #[serde(borrow, default)]
+            name: Option<&'a RawValue>,
+            #[serde(borrow, default)]
+            uri: Option<&'a RawValue>,
+            #[serde(rename = "inputResponses", default)]
+            input_responses: Option<serde::de::IgnoredAny>,
+            #[serde(rename = "requestState", default)]
+            request_state: Option<serde::de::IgnoredAny>,
+        }
+        let params = request.params.as_deref()?;
+        let peek = serde_json::from_str::<Peek<'_>>(params.get()).ok()?;
+        let raw_meta = peek.meta?;
+        let meta = match serde_json::from_str::<RequestMeta>(raw_meta.get()) {
+            Ok(meta) if meta.protocol_version.is_some() => meta,
+            Ok(_) => return None,
+            // A `_meta` naming no version belongs to the legacy era, which reads it its way.
+            Err(_) if !names_version(raw_meta) => return None,
+            Err(e) => {
+                return Some(Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: invalid _meta: {e}"
+                ))));
+            }
+        };
+        let text = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
+        Some(Ok(Head {
+            meta,
+            target: text(peek.name).or_else(|| text(peek.uri)),
+            retry: peek.input_responses.is_some() || peek.request_state.is_some(),
+        }))
+    }
+}
+
+/// Whether a `_meta` that did not read as [`RequestMeta`] names a protocol version.
+fn names_version(meta: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Versioned<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+        version: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Versioned<'_>>(meta.get()).is_ok_and(|v| v.version.is_some())
+}
+
+/// Serves one 2026-07-28 request, whose params' [`Head`] is `head`.
 pub(crate) async fn serve(
     server: &Server,
     request: Request,
     ctx: RequestContext,
-    meta: RequestMeta,
+    head: Head,
 ) -> Reply {
+    let Head {
+        meta,
+        target,
+        retry,
+    } = head;
     let (Some(version), Some(capabilities)) = (meta.protocol_version, meta.client_capabilities)
     else {
         return Err(ErrorObject::invalid_params(
@@ -127,22 +181,14 @@ pub(crate) async fn serve(
     let with_input = WITH_INPUT.contains(&method);
     let mut binding = None;
     let input = if with_input {
-        // Most requests are first tries: read the retry's members only when there are some.
-        let peek = request
-            .params
-            .as_deref()
-            .and_then(|p| serde_json::from_str::<RetryPeek<'_>>(p.get()).ok())
-            .unwrap_or_default();
-        let retry: InputResponseRequestParams =
-            if peek.input_responses.is_some() || peek.request_state.is_some() {
-                request.params()?
-            } else {
-                InputResponseRequestParams::default()
-            };
-        let target = peek.name.or(peek.uri).unwrap_or_default();
+        let retry: InputResponseRequestParams = if retry {
+            request.params()?
+        } else {
+            InputResponseRequestParams::default()
+        };
         let bound = Binding {
             method: method.to_owned(),
-            target: target.into_owned(),
+            target: target.unwrap_or_default(),
             principal: inner.state_principal.as_ref().and_then(|p| p(&extensions)),
         };
         let sealed = match &retry.request_state {
@@ -228,4 +274,80 @@ fn discover(server: &Server) -> Reply {
         .get_or_insert_default()
         .insert(SERVER_INFO_META_KEY.to_owned(), inner.server_info.clone());
     raw(&result)
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_jsonrpc::Id;
+    use mcp_types::ProtocolVersion;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn request(params: Value) -> Request {
+        Request::new(
+            Id::Number(1),
+            "tools/call",
+            Some(serde_json::value::to_raw_value(&params).unwrap()),
+        )
+    }
+
+    fn meta() -> Value {
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+               "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+               "progressToken": 7})
+    }
+
+    #[test]
+    fn the_head_reads_meta_target_and_retry_in_one_pass() {
+        let head = Head::of(&request(json!({"name": "echo", "_meta": meta()})))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            head.meta.protocol_version,
+            Some(ProtocolVersion::V2026_07_28)
+        );
+        assert!(head.meta.client_capabilities.unwrap().sampling.is_some());
+        assert_eq!(head.meta.client_info.unwrap().name, "c");
+        assert_eq!(head.target.as_deref(), Some("echo"));
+        assert!(!head.retry);
+        // `uri` when there is no `name`; a retry by either member; a target that is no string
+        // is none.
+        let head = Head::of(&request(
+            json!({"uri": "file:///a", "requestState": "s", "_meta": meta()}),
+        ))
+        .unwrap()
+        .unwrap();
+        assert_eq!(head.target.as_deref(), Some("file:///a"));
+        assert!(head.retry);
+        let head = Head::of(&request(
+            json!({"name": 5, "inputResponses": {}, "_meta": meta()}),
+        ))
+        .unwrap()
+        .unwrap();
+        assert_eq!(head.target, None);
+        assert!(head.retry);
+    }
+
+    #[test]
+    fn a_request_without_a_versioned_meta_is_of_the_legacy_era() {
+        assert!(Head::of(&Request::new(Id::Number(1), "tools/list", None)).is_none());
+        assert!(Head::of(&request(json!({"name": "echo"}))).is_none());
+        assert!(Head::of(&request(json!({"_meta": {"progressToken": 1}}))).is_none());
+        // A legacy `_meta` that does not read as the revision's is still legacy.
+        assert!(Head::of(&request(json!({"_meta": {"progressToken": [1]}}))).is_none());
+        assert!(Head::of(&request(json!([1, 2]))).is_none());
+    }
+
+    #[test]
+    fn a_versioned_meta_that_does_not_read_is_invalid_params() {
+        let mut bad = meta();
+        bad["io.modelcontextprotocol/clientInfo"] = json!({"name": "c"});
+        let Some(Err(e)) = Head::of(&request(json!({"name": "echo", "_meta": bad}))) else {
+            panic!("expected -32602");
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+        assert!(e.message.contains("invalid _meta"), "{}", e.message);
+    }
 }

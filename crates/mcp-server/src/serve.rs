@@ -9,7 +9,7 @@ use mcp_jsonrpc::{
 };
 use mcp_types::{
     ClientCapabilities, EmptyResult, ErrorObject, Initialize, InitializeRequestParams,
-    InitializeResult, Initialized, Ping, ProtocolVersion, RequestMeta,
+    InitializeResult, Initialized, Ping, ProtocolVersion,
 };
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -286,35 +286,6 @@ fn raw<T: serde::Serialize>(value: &T) -> Reply {
         .map_err(|e| ErrorObject::internal_error(format!("failed to serialize the result: {e}")))
 }
 
-/// The `_meta` of a request that carries a protocol version in it (2026-07-28 and later), or
-/// `None` for a request of the legacy era.
-fn modern_meta(request: &Request) -> Option<Result<RequestMeta, ErrorObject>> {
-    /// `_meta`, raw: read once into its type, with no map built on the way.
-    #[derive(serde::Deserialize)]
-    struct RawMeta<'a> {
-        #[serde(rename = "_meta", borrow, default)]
-        meta: Option<&'a RawValue>,
-    }
-    /// Whether `_meta` names a protocol version (`PROTOCOL_VERSION_META_KEY`).
-    #[derive(serde::Deserialize)]
-    struct Versioned<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-        version: Option<&'a RawValue>,
-    }
-    let params = request.params.as_deref()?;
-    let meta = serde_json::from_str::<RawMeta<'_>>(params.get())
-        .ok()?
-        .meta?;
-    serde_json::from_str::<Versioned<'_>>(meta.get())
-        .ok()?
-        .version?;
-    Some(
-        serde_json::from_str(meta.get()).map_err(|e| {
-            ErrorObject::invalid_params(format!("Invalid params: invalid _meta: {e}"))
-        }),
-    )
-}
-
 impl Handler for SessionHandler {
     fn handle_request(
         &self,
@@ -358,10 +329,10 @@ impl SessionHandler {
         // protocol version in `_meta` is served on its own (2026-07-28); after it, the
         // connection is the session's (its requests' `_meta` is not even looked into).
         if self.session.init.get().is_none()
-            && let Some(meta) = modern_meta(&request)
+            && let Some(head) = modern::Head::of(&request)
         {
-            let modern: futures::future::BoxFuture<'_, Reply> = match meta {
-                Ok(meta) => Box::pin(modern::serve(&self.server, request, ctx, meta)),
+            let modern: futures::future::BoxFuture<'_, Reply> = match head {
+                Ok(head) => Box::pin(modern::serve(&self.server, request, ctx, head)),
                 Err(e) => Box::pin(ready(Err(e))),
             };
             return Either::Left(modern);

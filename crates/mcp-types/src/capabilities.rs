@@ -26,7 +26,7 @@ pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCa
 /// assert!(caps.supports_elicitation_form());
 /// assert!(!caps.supports_elicitation_url());
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ClientCapabilities {
@@ -54,6 +54,19 @@ pub struct ClientCapabilities {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+// Read without `#[serde(flatten)]`: in every 2026-07-28 request's `_meta` (see `extra_fields`).
+crate::extra_fields::deserialize_with_extra!(ClientCapabilities, "client capabilities",
+    required {}
+    optional {
+        experimental: Option<BTreeMap<String, JsonObject>> = "experimental",
+        extensions: Option<BTreeMap<String, JsonObject>> = "extensions",
+        roots: Option<RootsCapability> = "roots",
+        sampling: Option<SamplingCapability> = "sampling",
+        elicitation: Option<ElicitationCapability> = "elicitation",
+        tasks: Option<ClientTasksCapability> = "tasks",
+    }
+);
 
 impl ClientCapabilities {
     /// Whether the client accepts form-mode elicitation: `elicitation.form` is present, or

@@ -114,7 +114,7 @@ pub struct ParamsMeta<M = RequestMeta> {
 /// assert_eq!(meta.protocol_version, Some(ProtocolVersion::V2026_07_28));
 /// assert!(meta.client_capabilities.unwrap().supports_sampling());
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct RequestMeta {
     /// The token the request's progress notifications will carry.
@@ -161,6 +161,18 @@ pub struct RequestMeta {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+// Read without `#[serde(flatten)]`: every 2026-07-28 request's `_meta` (see `extra_fields`).
+crate::extra_fields::deserialize_with_extra!(RequestMeta, "request _meta",
+    required {}
+    optional {
+        progress_token: Option<ProgressToken> = "progressToken",
+        protocol_version: Option<crate::ProtocolVersion> = "io.modelcontextprotocol/protocolVersion",
+        client_capabilities: Option<crate::ClientCapabilities> = "io.modelcontextprotocol/clientCapabilities",
+        client_info: Option<crate::Implementation> = "io.modelcontextprotocol/clientInfo",
+        log_level: Option<crate::LoggingLevel> = "io.modelcontextprotocol/logLevel",
+    }
+);
 
 /// A typed MCP request method.
 ///

@@ -156,4 +156,40 @@ mod tests {
         assert_eq!(read.uri, "file:///a");
         assert_eq!(read.meta, Some(crate::JsonObject::new()));
     }
+
+    #[test]
+    fn a_modern_meta_and_what_it_holds_keep_their_unknown_members() {
+        let meta: crate::RequestMeta = serde_json::from_value(json!({
+            "progressToken": "p",
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {
+                "sampling": {}, "extensions": {"x/y": {}}, "future": 1
+            },
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1", "vendor": "v"},
+            "io.modelcontextprotocol/logLevel": "debug",
+            "com.example/trace": "t"
+        }))
+        .unwrap();
+        assert_eq!(
+            meta.protocol_version,
+            Some(crate::ProtocolVersion::V2026_07_28)
+        );
+        let caps = meta.client_capabilities.as_ref().unwrap();
+        assert!(caps.sampling.is_some() && caps.extensions.as_ref().unwrap().contains_key("x/y"));
+        assert_eq!(caps.extra["future"], 1);
+        let info = meta.client_info.as_ref().unwrap();
+        assert_eq!((&*info.name, &*info.version), ("c", "1"));
+        assert_eq!(info.extra["vendor"], "v");
+        assert_eq!(meta.log_level, Some(crate::LoggingLevel::Debug));
+        assert_eq!(meta.extra["com.example/trace"], "t");
+        let again: crate::RequestMeta =
+            serde_json::from_value(serde_json::to_value(&meta).unwrap()).unwrap();
+        assert_eq!(again, meta);
+        // Nulls read as absent; an implementation needs its name and version.
+        let meta: crate::RequestMeta =
+            serde_json::from_value(json!({"io.modelcontextprotocol/logLevel": null})).unwrap();
+        assert_eq!(meta, crate::RequestMeta::default());
+        let e = serde_json::from_value::<crate::Implementation>(json!({"name": "c"})).unwrap_err();
+        assert!(e.to_string().contains("missing field `version`"), "{e}");
+    }
 }

@@ -25,7 +25,7 @@ pub const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
 ///
 /// `title` exists from 2025-06-18; `icons` and `websiteUrl` from 2025-11-25; `description` from
 /// 2025-11-25.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Implementation {
@@ -49,6 +49,17 @@ pub struct Implementation {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+// Read without `#[serde(flatten)]`: in every 2026-07-28 request's `_meta` (see `extra_fields`).
+crate::extra_fields::deserialize_with_extra!(Implementation, "an implementation",
+    required { name: String = "name", version: String = "version" }
+    optional {
+        title: Option<String> = "title",
+        description: Option<String> = "description",
+        icons: Option<Vec<Icon>> = "icons",
+        website_url: Option<String> = "websiteUrl",
+    }
+);
 
 impl Implementation {
     /// An implementation called `name` at `version`.

@@ -101,14 +101,14 @@ impl<'a> ParamsPeek<'a> {
 
 /// Whether a session-less POST is of the 2026-07-28 era (see the module docs).
 pub(crate) fn is_modern(header: Option<&str>, msg: &Message) -> bool {
-    if let Message::Request(request) = msg
-        && ParamsPeek::of(request)
-            .and_then(|p| p.meta)
-            .is_some_and(|m| m.version.is_some())
-    {
+    // The header first: when it names a revision without `initialize`, the body need not be
+    // scanned here (`check` reads it anyway).
+    if header.is_some_and(|v| !ProtocolVersion::from(v).has_initialize()) {
         return true;
     }
-    header.is_some_and(|v| !ProtocolVersion::from(v).has_initialize())
+    matches!(msg, Message::Request(request) if ParamsPeek::of(request)
+        .and_then(|p| p.meta)
+        .is_some_and(|m| m.version.is_some()))
 }
 
 /// Checks a 2026-07-28 request's headers against its body; returns the decoded `Mcp-Param-*`
@@ -198,6 +198,12 @@ fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a st
 /// The HTTP status of a 2026-07-28 response sent as plain JSON: the revision's client errors
 /// are 400, an unknown method 404; everything else, errors included, 200.
 pub(crate) fn status(body: &[u8]) -> StatusCode {
+    // The body is the engine's own serialization, which writes an `"error"` member name as
+    // those bytes (a string holding `"error"` has its quotes escaped): most answers are
+    // results, and need no parse to say so.
+    if memchr::memmem::find(body, b"\"error\"").is_none() {
+        return StatusCode::OK;
+    }
     #[derive(Deserialize)]
     struct Code {
         code: i32,
@@ -367,5 +373,12 @@ mod tests {
             status(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
             StatusCode::OK
         );
+        // A result that mentions "error", in a string or as a member of its own, is a result.
+        let text = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "result":
+            {"content": [{"type": "text", "text": "\"error\": {\"code\": -32601}"}]}}))
+        .unwrap();
+        assert_eq!(status(&text), StatusCode::OK);
+        let member = br#"{"jsonrpc":"2.0","id":1,"result":{"error":{"code":-32601}}}"#;
+        assert_eq!(status(member), StatusCode::OK);
     }
 }

@@ -89,10 +89,12 @@ impl Shared {
         (principal.0)(extensions).map(Into::into)
     }
 
-    /// Who a new session opened by a request with these extensions belongs to.
-    fn owner_of(&self, extensions: &http::Extensions) -> Owner {
+    /// Who a new session of `kind` opened by a request with these extensions belongs to. A
+    /// stateless session is in no table, so it counts against no client's quota.
+    fn owner_of(&self, kind: SessionKind, extensions: &http::Extensions) -> Owner {
         let principal = self.principal_of(extensions);
         let client = match &principal {
+            _ if kind == SessionKind::Stateless => None,
             Some(p) => Some(format!("principal {p}").into()),
             None => extensions
                 .get::<ConnectInfo<SocketAddr>>()
@@ -162,7 +164,7 @@ impl Shared {
             id.clone(),
             kind,
             self.config.clone(),
-            self.owner_of(&extensions),
+            self.owner_of(kind, &extensions),
             Some(registry),
         );
         session.set_generation(generation);
