@@ -98,7 +98,10 @@
 //!   proof for a DPoP-bound token), record `DPoP-Nonce` headers with
 //!   [`OAuthClient::dpop_nonce`], and hand refusals to [`OAuthClient::handle_challenge`].
 //! - `transport-http`: `OAuthClient` is `mcp-transport-http`'s client `AuthProvider`, which
-//!   does all of that: `StreamableHttpClientTransport::builder(url).auth(oauth)`.
+//!   does all of that: `StreamableHttpClientTransport::builder(url).auth(oauth)`. With
+//!   `server` too, [`BearerAuthLayer`] inserts each accepted token's
+//!   `mcp_transport_http::PrincipalId` ([`Principal::id`]), to which the Streamable HTTP
+//!   server binds sessions by default.
 //!
 //! # Cancel safety
 //!

@@ -63,5 +63,8 @@ pub mod client;
 mod header_value;
 #[cfg(any(feature = "client", feature = "server"))]
 mod ids;
+mod principal;
 #[cfg(feature = "server")]
 pub mod server;
+
+pub use principal::PrincipalId;

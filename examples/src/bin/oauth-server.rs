@@ -11,7 +11,9 @@
 //! audience is this server's URL, with the scope `mcp:read`. Without one the answer is 401
 //! with a `WWW-Authenticate` challenge pointing at the protected resource metadata
 //! (RFC 9728, served without a token), from which a client finds the authorization server.
-//! Handlers read the caller from the request: the tool `whoami` answers with it.
+//! Handlers read the caller from the request: the tool `whoami` answers with it. Each session
+//! belongs to the principal that opened it (the layer inserts its `PrincipalId`, with
+//! mcp-auth's `transport-http` feature): a request of another principal naming it gets 404.
 
 use anyhow::Context as _;
 use mcp_auth::{BearerAuthLayer, JwtValidator, Principal, ResourceServer};

@@ -209,6 +209,12 @@ where
                 return Ok(config.challenge(Challenge::InsufficientScope, scheme));
             }
             req.extensions_mut().insert(principal.scopes.clone());
+            // What the MCP endpoint binds sessions to (see `Principal::id`).
+            #[cfg(feature = "transport-http")]
+            if let Some(id) = principal.id() {
+                req.extensions_mut()
+                    .insert(mcp_transport_http::PrincipalId::new(id));
+            }
             req.extensions_mut().insert(principal);
             inner.call(req).await
         })

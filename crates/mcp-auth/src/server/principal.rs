@@ -122,6 +122,28 @@ impl Principal {
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.contains(scope)
     }
+
+    /// Who this is across tokens: the issuer with the subject (or, for a token without one,
+    /// the client), written as a JSON array so that no two principals share an id; `None`
+    /// when the token names neither. With the `transport-http` feature,
+    /// [`BearerAuthLayer`](crate::BearerAuthLayer) inserts it as the request's
+    /// `mcp_transport_http::PrincipalId`, which binds MCP sessions to it.
+    ///
+    /// ```
+    /// use mcp_auth::Principal;
+    ///
+    /// let claims = serde_json::json!({"iss": "https://as.example", "sub": "alice"});
+    /// let principal = Principal::from_claims(claims.as_object().unwrap().clone());
+    /// assert_eq!(principal.id().unwrap(), r#"["https://as.example","sub","alice"]"#);
+    /// ```
+    pub fn id(&self) -> Option<String> {
+        let (kind, who) = match (&self.subject, &self.client_id) {
+            (Some(subject), _) => ("sub", subject),
+            (None, Some(client)) => ("client_id", client),
+            (None, None) => return None,
+        };
+        Some(serde_json::json!([self.issuer, kind, who]).to_string())
+    }
 }
 
 /// A claim that is a string or an array of strings (`aud`).

@@ -43,7 +43,12 @@ async fn valid_token_reaches_the_handler_with_its_principal() -> Result<()> {
     let token = auth.token(CLIENT, &resource, "mcp:read mcp:write").await?;
     let answer = call_with(&resource, &token).await?;
     assert_eq!(answer.status, 200, "{answer:?}");
-    let seen: Value = serde_json::from_str(&answer.body)?;
+    let mut seen: Value = serde_json::from_str(&answer.body)?;
+    // With `transport-http`, the id that binds MCP sessions: issuer and subject.
+    let id = seen.as_object_mut().unwrap().remove("principal_id");
+    let expected =
+        cfg!(feature = "transport-http").then(|| json!([auth.issuer, "sub", CLIENT]).to_string());
+    assert_eq!(id, Some(json!(expected)));
     assert_eq!(
         seen,
         json!({

@@ -180,7 +180,8 @@ pub(crate) fn protected_app<V: TokenValidator>(
             path,
             post(
                 |Extension(principal): Extension<Principal>,
-                 Extension(scopes): Extension<Scopes>| async move {
+                 Extension(scopes): Extension<Scopes>,
+                 req: axum::extract::Request| async move {
                     assert_eq!(principal.scopes, scopes);
                     Json(json!({
                         "subject": principal.subject,
@@ -189,12 +190,26 @@ pub(crate) fn protected_app<V: TokenValidator>(
                         "audience": principal.audience,
                         "issuer": principal.issuer,
                         "has_exp": principal.expires_at.is_some(),
+                        "principal_id": principal_id(req.extensions()),
                     }))
                 },
             ),
         )
         .layer(layer)
         .merge(resource.metadata_router())
+}
+
+/// The `PrincipalId` the layer inserted (with the `transport-http` feature).
+fn principal_id(extensions: &axum::http::Extensions) -> Option<String> {
+    #[cfg(feature = "transport-http")]
+    return extensions
+        .get::<mcp_transport_http::PrincipalId>()
+        .map(|id| id.as_str().to_owned());
+    #[cfg(not(feature = "transport-http"))]
+    {
+        let _ = extensions;
+        None
+    }
 }
 
 /// What the server answered.

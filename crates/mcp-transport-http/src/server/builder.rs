@@ -73,7 +73,8 @@ impl Builder {
 
     /// The most sessions (stateful and legacy) one client may hold at once, so that a flood
     /// of `initialize` from one client cannot take the whole table. A client is the
-    /// authenticated principal when [`principal`](Self::principal) names one, else the peer's
+    /// authenticated principal when there is one (see [`principal`](Self::principal)), else
+    /// the peer's
     /// IP address (an IPv6 address by its /64 prefix) from axum's
     /// `ConnectInfo<SocketAddr>`, which [`HttpServer`](super::HttpServer) attaches (when you
     /// serve [`router`](StreamableHttpService::router) yourself, serve it with
@@ -100,13 +101,17 @@ impl Builder {
     }
 
     /// Names the authenticated principal of a request from its `http::Extensions` (where an
-    /// auth layer in front of the service put it). A session is then bound to the principal
-    /// of the request that opened it: a request naming the session with another principal,
-    /// or with none, is answered 404 as for an unknown session (POST, GET, resumption and
-    /// DELETE alike), and the principal is the client of
-    /// [`max_sessions_per_client`](Self::max_sessions_per_client). Default none: sessions
-    /// are not bound. With `mcp-auth`'s `BearerAuthLayer`, read its `mcp_auth::Principal`
-    /// (say, its issuer and subject); with your own layer, whatever it inserts:
+    /// auth layer in front of the service put it). A session is bound to the principal of
+    /// the request that opened it: a request naming the session with another principal, or
+    /// with none, is answered 404 as for an unknown session (POST, GET, resumption and DELETE
+    /// alike), and the principal is the client of
+    /// [`max_sessions_per_client`](Self::max_sessions_per_client). A session opened by a
+    /// request with no principal takes only requests with none.
+    ///
+    /// Default: the request's [`PrincipalId`](crate::PrincipalId), which `mcp-auth`'s
+    /// `BearerAuthLayer` inserts (with its `transport-http` feature), so that sessions behind
+    /// it are bound without this call. With your own layer, insert a `PrincipalId`, or name
+    /// whatever it inserts here:
     ///
     /// ```
     /// use mcp_transport_http::server::StreamableHttpService;

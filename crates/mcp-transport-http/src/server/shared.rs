@@ -81,12 +81,17 @@ fn client_of_ip(ip: IpAddr) -> String {
 }
 
 impl Shared {
-    /// The authenticated principal of a request, as [`Builder::principal`] names it.
+    /// The authenticated principal of a request, as [`Builder::principal`] names it (by
+    /// default, its [`PrincipalId`](crate::PrincipalId)).
     ///
     /// [`Builder::principal`]: super::Builder::principal
     pub(crate) fn principal_of(&self, extensions: &http::Extensions) -> Option<Arc<str>> {
-        let principal = self.config.principal.as_ref()?;
-        (principal.0)(extensions).map(Into::into)
+        match &self.config.principal {
+            Some(principal) => (principal.0)(extensions).map(Into::into),
+            None => extensions
+                .get::<crate::PrincipalId>()
+                .map(|id| id.0.clone()),
+        }
     }
 
     /// Who a new session of `kind` opened by a request with these extensions belongs to. A

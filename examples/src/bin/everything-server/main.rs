@@ -250,7 +250,7 @@ async fn run() -> anyhow::Result<()> {
     let url = format!("http://{}/mcp", listener.local_addr()?);
     let protected = auth.is_some();
     let server = server(protected, tasks, shared.as_ref())?;
-    let service = http_service(server, protected, max_connections, shared.as_ref(), &url);
+    let service = http_service(server, max_connections, shared.as_ref(), &url);
     match auth {
         None => serve_http(service, listener, &url).await,
         Some(auth) => serve_protected(service, listener, &url, &auth).await,
@@ -287,12 +287,13 @@ impl Shared {
     }
 }
 
-/// The Streamable HTTP service (and legacy HTTP+SSE endpoints) running `server`; when
-/// `protected`, each session belongs to the token's principal (issuer and subject) that
-/// opened it, and answers no other; `max_connections` replaces the default connection limit.
+/// The Streamable HTTP service (and legacy HTTP+SSE endpoints) running `server`;
+/// `max_connections` replaces the default connection limit. Behind the bearer layer, each
+/// session belongs to the token's principal (issuer and subject) that opened it, and answers
+/// no other: the layer inserts its `mcp_transport_http::PrincipalId`, which binds sessions
+/// by default.
 fn http_service(
     server: Server,
-    protected: bool,
     max_connections: Option<usize>,
     shared: Option<&Shared>,
     url: &str,
@@ -309,19 +310,6 @@ fn http_service(
             .event_store(Some(Arc::new(shared.redis.event_store())))
             .directory(Arc::new(shared.redis.session_directory()), url);
         sessions = Some(Arc::new(shared.redis.session_store()));
-    }
-    if protected {
-        builder = builder.principal(|extensions| {
-            let principal = extensions.get::<mcp_auth::Principal>()?;
-            let who = principal
-                .subject
-                .as_deref()
-                .or(principal.client_id.as_deref())?;
-            Some(format!(
-                "{} {who}",
-                principal.issuer.as_deref().unwrap_or_default()
-            ))
-        });
     }
     builder.build(move |transport, info| {
         let server = server.clone();

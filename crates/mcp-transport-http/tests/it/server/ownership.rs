@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Request};
+use mcp_transport_http::PrincipalId;
 use mcp_transport_http::server::{EventStore, InMemoryEventStore, StreamableHttpService};
 use serde_json::json;
 
@@ -21,21 +22,36 @@ const GUARD: Duration = Duration::from_secs(20);
 #[derive(Clone)]
 struct User(String);
 
-/// A tiny auth layer: `x-user: <name>` authenticates as `<name>`.
-fn with_users(router: Router) -> Router {
+/// A tiny auth layer: `x-user: <name>` authenticates as `<name>`, inserted as `as_user` makes
+/// it.
+fn with_user_as<T: Clone + Send + Sync + 'static>(
+    router: Router,
+    as_user: fn(&str) -> T,
+) -> Router {
     router.layer(axum::middleware::map_request(
-        |mut req: Request| async move {
+        move |mut req: Request| async move {
             let user = req
                 .headers()
                 .get("x-user")
                 .and_then(|v| v.to_str().ok())
-                .map(|u| User(u.to_owned()));
+                .map(as_user);
             if let Some(user) = user {
                 req.extensions_mut().insert(user);
             }
             req
         },
     ))
+}
+
+/// The application's own auth layer, which `Builder::principal` reads.
+fn with_users(router: Router) -> Router {
+    with_user_as(router, |u| User(u.to_owned()))
+}
+
+/// A layer inserting the crate's own `PrincipalId`, as `mcp-auth`'s `BearerAuthLayer` does for
+/// a validated token.
+fn with_principal_ids(router: Router) -> Router {
+    with_user_as(router, |u| PrincipalId::new(u))
 }
 
 /// Stands in for a proxy that knows the client's address: `x-peer: <ip>` replaces the
@@ -243,6 +259,45 @@ async fn a_session_answers_only_the_principal_that_opened_it() {
     assert_eq!(ev.json()["method"], "notifications/still-here");
     let delete = server.delete(&id).header("x-user", "alice");
     assert_eq!(delete.send().await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn sessions_are_bound_to_the_principal_id_without_being_told() {
+    // No `principal` call: the `PrincipalId` an auth layer inserted binds the session.
+    let builder = StreamableHttpService::builder()
+        .max_sessions_per_client(1)
+        .evict_idle_after(None);
+    let server = start_mapped(builder, with_principal_ids).await;
+    let (status, id) = initialize_with(&server, &[("x-user", "alice")]).await;
+    assert_eq!(status, 200);
+    let id = id.unwrap();
+    assert_eq!(echo_status(&server, &id, &[("x-user", "alice")]).await, 200);
+    assert_eq!(
+        echo_status(&server, &id, &[("x-user", "mallory")]).await,
+        404
+    );
+    assert_eq!(echo_status(&server, &id, &[]).await, 404);
+    // The principal is also the client of the quota (one session each here).
+    assert_eq!(
+        initialize_with(&server, &[("x-user", "alice")]).await.0,
+        429
+    );
+    let (status, other) = initialize_with(&server, &[("x-user", "mallory")]).await;
+    assert_eq!(status, 200);
+    // A session opened with no principal takes only requests with none.
+    let (status, anonymous) = initialize_with(&server, &[]).await;
+    assert_eq!(status, 200);
+    let anonymous = anonymous.unwrap();
+    assert_eq!(echo_status(&server, &anonymous, &[]).await, 200);
+    assert_eq!(
+        echo_status(&server, &anonymous, &[("x-user", "alice")]).await,
+        404
+    );
+    // Mallory's own session answers her.
+    assert_eq!(
+        echo_status(&server, &other.unwrap(), &[("x-user", "mallory")]).await,
+        200
+    );
 }
 
 #[tokio::test]
