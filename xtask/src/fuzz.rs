@@ -217,6 +217,9 @@ fn seed(target: &str) -> Result<()> {
                 "x://h/f{.ext}\nx://h/f.json",
                 "x://{a},{b}\nx://1,2",
                 "users://{id}\nusers://a%20b",
+                "x://{a:3}/{b}\nx://abc/d",
+                // Made iri-string panic once (a prefix modifier over 9999).
+                "{/0h}{h8888:88888}\nx://h/f",
             ]
             .into_iter()
             .enumerate()

@@ -114,6 +114,21 @@ impl UriTemplate {
                 return Err(format!("invalid percent-encoding at byte {i}"));
             }
         }
+        // And because it accepts a prefix modifier of five digits or more (`{x:88888}`), then
+        // panics reading it as a `u16` (found by the same target): RFC 6570 allows 1 to 9999.
+        for expression in template.split('{').skip(1) {
+            let Some((body, _)) = expression.split_once('}') else {
+                continue; // unclosed: iri-string says so
+            };
+            for (_, length) in body.split(',').filter_map(|spec| spec.split_once(':')) {
+                if !(1..=4).contains(&length.len())
+                    || !length.bytes().all(|b| b.is_ascii_digit())
+                    || length.starts_with('0')
+                {
+                    return Err(format!("invalid prefix modifier :{length} (1 to 9999)"));
+                }
+            }
+        }
         let checked =
             iri_string::template::UriTemplateStr::new(template).map_err(|e| e.to_string())?;
         let variables = checked.variables().map(|v| v.as_str().to_owned()).collect();
@@ -449,6 +464,19 @@ mod tests {
         // Found by fuzzing: iri-string panicked on these instead of refusing them.
         for t in ["us/s%e\u{444}r:d}", "x://%\u{444}", "x://%", "x://%4"] {
             assert!(UriTemplate::parse(t).is_err(), "{t}");
+        }
+        // A prefix modifier is 1 to 9999 (iri-string accepted `:88888`, then panicked).
+        for t in [
+            "{/0h}{h8888:88888}",
+            "x://{a:0}",
+            "x://{a:}",
+            "x://{a:01}",
+            "x://{a,b:1x}",
+        ] {
+            assert!(UriTemplate::parse(t).is_err(), "{t}");
+        }
+        for t in ["x://{a:1}", "x://{a:9999}{?b,c:30}"] {
+            assert!(UriTemplate::parse(t).is_ok(), "{t}");
         }
         assert!(UriTemplate::parse("x://a%20b/{c}").is_ok());
         let t = UriTemplate::parse("x://{a}/{+b}{?c}").unwrap();
