@@ -32,8 +32,10 @@
 //! `tasks/update` reach the task through whichever instance they arrive at: that instance
 //! updates the stored task and publishes [`ServerEvent::TaskCancelled`](crate::ServerEvent::TaskCancelled) or
 //! [`ServerEvent::TaskInput`](crate::ServerEvent::TaskInput), which the instance running the
-//! task acts on. (An answer lost with the bus, say a subscriber that lagged, leaves the task
-//! waiting until its time is up.)
+//! task acts on. When the bus loses events (a subscriber that lagged), the instance running a
+//! task reads it from the store: a cancellation stops it, and requests whose answers were lost
+//! are asked again (outstanding in the stored task once more), rather than the task waiting
+//! until its time is up.
 //!
 //! A task belongs to the principal of the request that created it
 //! ([`ServerBuilder::request_state_principal`](crate::ServerBuilder::request_state_principal)),

@@ -2,7 +2,7 @@
 //! future that runs each (handed to the application's [`TaskExecutor`](super::TaskExecutor)).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::FutureExt as _;
@@ -37,6 +37,9 @@ pub(crate) struct LiveTask {
     pending: tokio::sync::Mutex<BTreeMap<String, Pending>>,
     /// Makes input keys that are never reused.
     next_key: AtomicU64,
+    /// Requests answered elsewhere were asked again after the bus lost their answers (see
+    /// [`TaskRuntime::reconcile`]): answers from the bus then update the store here too.
+    reasked: AtomicBool,
     /// Bumped whenever the task's stored state changes: what `tasks/result` waits on.
     pub(crate) changed: watch::Sender<u64>,
 }
@@ -155,6 +158,7 @@ impl TaskRuntime {
             abort: Mutex::new(None),
             pending: tokio::sync::Mutex::new(BTreeMap::new()),
             next_key: AtomicU64::new(0),
+            reasked: AtomicBool::new(false),
             changed: watch::Sender::new(0),
         });
         self.lock().insert(id.to_owned(), live.clone());
@@ -209,18 +213,66 @@ impl TaskRuntime {
                 Received::Event(ServerEvent::TaskInput { task_id, responses })
                     if task_id == live.id =>
                 {
+                    // The instance that took the answers updated the store, unless requests
+                    // were asked again here since (their keys back in the store).
+                    let store = live.reasked.load(Ordering::Acquire);
                     let delivered = match serde_json::from_str(&responses) {
-                        Ok(responses) => self.deliver_here(live, responses, false).await,
+                        Ok(responses) => self.deliver_here(live, responses, store).await,
                         Err(e) => Err(e.into()),
                     };
                     if let Err(e) = delivered {
                         tracing::warn!(task = %live.id, error = %e, "input from another instance dropped");
                     }
                 }
+                // Events were lost, this task's among them maybe: the store says.
+                Received::Lagged => self.reconcile(live).await,
                 _ => {}
             }
         }
         std::future::pending().await
+    }
+
+    /// After the bus lost events, acts on what the store says of the task. Cancelled by another
+    /// instance: it stops. Requests another instance took the answers of (no longer outstanding
+    /// in the store, still pending here), whose answers were lost with the events: asked again
+    /// (back in the stored task, `input_required`), so that the client answers them again
+    /// instead of the task waiting until its time is up.
+    pub(crate) async fn reconcile(&self, live: &LiveTask) {
+        // Under the lock `ask` and `deliver_here` hold while they change the stored requests.
+        let pending = live.pending.lock().await;
+        let record = match self.config.store.get(&live.id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(task = %live.id, error = %e, "reading the task after lost events failed");
+                return;
+            }
+        };
+        if record.status == TaskStatus::Cancelled {
+            drop(pending);
+            live.cancel();
+            live.bump();
+            return;
+        }
+        if pending
+            .keys()
+            .all(|key| record.input_requests.contains_key(key))
+        {
+            return;
+        }
+        tracing::warn!(task = %live.id, "answers given through another instance were lost with the event bus; asking again");
+        live.reasked.store(true, Ordering::Release);
+        let update = TaskUpdate {
+            status: Some(TaskStatus::InputRequired),
+            input_requests: Some(snapshot(&pending)),
+            ..Default::default()
+        };
+        match self.update(&live.id, update).await {
+            Ok(_) | Err(TaskStoreError::Ended(_)) => {}
+            Err(e) => tracing::warn!(task = %live.id, error = %e, "asking again failed"),
+        }
+        drop(pending);
+        live.bump();
     }
 
     /// Stores how a task ended (unless it was cancelled, which the store knows already) and
@@ -465,3 +517,7 @@ pub(crate) fn result_object(result: &CallToolResult) -> Result<JsonObject> {
         _ => Ok(JsonObject::new()),
     }
 }
+
+#[cfg(test)]
+#[path = "runtime_tests.rs"]
+mod tests;
