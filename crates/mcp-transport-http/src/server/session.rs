@@ -401,14 +401,8 @@ impl Session {
     /// The frames of a routed message: stored first (when the session has an event store),
     /// so that an event the client sees can always be replayed.
     pub(super) async fn frames(&self, routed: &Routed, data: Bytes) -> Frames {
-        if routed.json {
-            return Frames(None, Frame::Json(data));
-        }
-        let Some((store, sid)) = self.store() else {
-            return Frames(
-                None,
-                Frame::Event(sse::event(None, None, Some("message"), &data)),
-            );
+        let (Some((store, sid)), false) = (self.store(), routed.json) else {
+            return Frames(None, routed.unstored_frame(data));
         };
         let mut priming = None;
         if routed.prime {
@@ -577,6 +571,18 @@ impl Drop for EndOnDrop {
 }
 
 /// Where [`Session::route`] sends an outbound message.
+impl Routed {
+    /// The frame of a message that is not stored (plain JSON, or a session without an event
+    /// store): no event id, no priming event.
+    pub(super) fn unstored_frame(&self, data: Bytes) -> Frame {
+        if self.json {
+            Frame::Json(data)
+        } else {
+            Frame::Event(sse::event(None, None, Some("message"), &data))
+        }
+    }
+}
+
 pub(crate) struct Routed {
     /// The stream's queue; `None` when its connection is gone.
     pub(super) tx: Option<mpsc::Sender<Frame>>,
