@@ -114,24 +114,8 @@ impl UriTemplate {
                 return Err(format!("invalid percent-encoding at byte {i}"));
             }
         }
-        // And because it accepts a prefix modifier of five digits or more (`{x:88888}`), then
-        // panics reading it as a `u16` (found by the same target): RFC 6570 allows 1 to 9999.
-        for expression in template.split('{').skip(1) {
-            let Some((body, _)) = expression.split_once('}') else {
-                continue; // unclosed: iri-string says so
-            };
-            for (_, length) in body.split(',').filter_map(|spec| spec.split_once(':')) {
-                if !(1..=4).contains(&length.len())
-                    || !length.bytes().all(|b| b.is_ascii_digit())
-                    || length.starts_with('0')
-                {
-                    return Err(format!("invalid prefix modifier :{length} (1 to 9999)"));
-                }
-            }
-        }
         let checked =
             iri_string::template::UriTemplateStr::new(template).map_err(|e| e.to_string())?;
-        let variables = checked.variables().map(|v| v.as_str().to_owned()).collect();
         let mut parts = Vec::new();
         let mut rest = template;
         while let Some(open) = rest.find('{') {
@@ -150,23 +134,34 @@ impl UriTemplate {
                 }
                 None => Op::Simple,
             };
-            let vars = body
-                .split(',')
-                .map(|spec| {
-                    let (spec, explode) = match spec.strip_suffix('*') {
-                        Some(s) => (s, true),
-                        None => (spec, false),
-                    };
-                    let name = spec.split(':').next().unwrap_or(spec).to_owned();
-                    VarSpec { name, explode }
-                })
-                .collect();
+            let mut vars = Vec::new();
+            for spec in body.split(',') {
+                let (spec, explode) = match spec.strip_suffix('*') {
+                    Some(s) => (s, true),
+                    None => (spec, false),
+                };
+                let name = match spec.split_once(':') {
+                    Some((name, length)) => {
+                        check_prefix(length)?;
+                        name
+                    }
+                    None => spec,
+                };
+                vars.push(VarSpec {
+                    name: name.to_owned(),
+                    explode,
+                });
+            }
             parts.push(Part::Expr { op, vars });
             rest = &rest[close + 1..];
         }
         if !rest.is_empty() {
             parts.push(Part::Literal(rest.to_owned()));
         }
+        // Only now: iri-string 0.7.14 validates a prefix modifier of five digits or more
+        // (`{x:88888}`), then panics reading it as a `u16` here (found by the same target),
+        // which `check_prefix` refused above.
+        let variables = checked.variables().map(|v| v.as_str().to_owned()).collect();
         Ok(UriTemplate { parts, variables })
     }
 
@@ -257,6 +252,18 @@ fn match_parts(
         failed.insert((i, pos));
     }
     matched
+}
+
+/// A prefix modifier's length: RFC 6570's 1 to 9999.
+fn check_prefix(length: &str) -> Result<(), String> {
+    if (1..=4).contains(&length.len())
+        && length.bytes().all(|b| b.is_ascii_digit())
+        && !length.starts_with('0')
+    {
+        Ok(())
+    } else {
+        Err(format!("invalid prefix modifier :{length} (1 to 9999)"))
+    }
 }
 
 /// Parses `text` as the expansion of one expression, binding its variables.

@@ -571,6 +571,16 @@ impl Drop for EndOnDrop {
 }
 
 /// Where [`Session::route`] sends an outbound message.
+pub(crate) struct Routed {
+    /// The stream's queue; `None` when its connection is gone.
+    pub(super) tx: Option<mpsc::Sender<Frame>>,
+    stream: StreamId,
+    /// The message is the whole answer to a POST: plain JSON, not an event.
+    json: bool,
+    /// A priming event goes first (the stream just became SSE).
+    prime: bool,
+}
+
 impl Routed {
     /// The frame of a message that is not stored (plain JSON, or a session without an event
     /// store): no event id, no priming event.
@@ -581,16 +591,6 @@ impl Routed {
             Frame::Event(sse::event(None, None, Some("message"), &data))
         }
     }
-}
-
-pub(crate) struct Routed {
-    /// The stream's queue; `None` when its connection is gone.
-    pub(super) tx: Option<mpsc::Sender<Frame>>,
-    stream: StreamId,
-    /// The message is the whole answer to a POST: plain JSON, not an event.
-    json: bool,
-    /// A priming event goes first (the stream just became SSE).
-    prime: bool,
 }
 
 /// Stores an event; on a store error the event still goes out, without an id (it could not be
