@@ -162,6 +162,18 @@ struct Outgoing {
     kind: Kind,
 }
 
+impl Outgoing {
+    /// Its message, taken off the counts of queued responses and replies as it goes.
+    fn uncount(self, responses: &mut usize, replies: &mut usize) -> Message {
+        match self.kind {
+            Kind::Response => *responses = responses.saturating_sub(1),
+            Kind::Reply => *replies = replies.saturating_sub(1),
+            Kind::Peer | Kind::Engine => {}
+        }
+        self.msg
+    }
+}
+
 struct Running {
     token: CancellationToken,
     batch: Option<u64>,
@@ -311,22 +323,17 @@ impl<H: Handler> Driver<H> {
         transport: &mut T,
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let count = self.write_queue.len().min(SEND_BATCH);
+        // One message (the usual case) goes without a `Vec`.
+        let (responses, replies) = (&mut self.queued_responses, &mut self.queued_replies);
+        if count == 1
+            && let Some(out) = self.write_queue.pop_front()
+        {
+            let fut = transport.send(out.uncount(responses, replies));
+            return Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) });
+        }
         let mut msgs = Vec::with_capacity(count);
         for out in self.write_queue.drain(..count) {
-            match out.kind {
-                Kind::Response => {
-                    self.queued_responses = self.queued_responses.saturating_sub(1);
-                }
-                Kind::Reply => self.queued_replies = self.queued_replies.saturating_sub(1),
-                Kind::Peer | Kind::Engine => {}
-            }
-            msgs.push(out.msg);
-        }
-        if let [_] = msgs.as_slice()
-            && let Some(msg) = msgs.pop()
-        {
-            let fut = transport.send(msg);
-            return Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) });
+            msgs.push(out.uncount(responses, replies));
         }
         let fut = transport.send_many(msgs);
         Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) })

@@ -365,10 +365,31 @@ fn classify(bytes: &[u8], e: serde_json::Error) -> Message {
     }
 }
 
+/// Reads a `jsonrpc` member as whether it is `"2.0"`, borrowed or not, without copying it
+/// (`#[serde(borrow)]` does not reach a `Cow` inside an `Option`: it allocated per message).
+fn is_v2<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    struct V2;
+    impl serde::de::Visitor<'_> for V2 {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<bool, E> {
+            Ok(v == "2.0")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+    }
+    d.deserialize_any(V2).map(Some)
+}
+
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(borrow, default)]
-    jsonrpc: Option<Cow<'a, str>>,
+    /// `Some(true)` for `"2.0"`, `Some(false)` for another string or `null`; any other value
+    /// fails the envelope (-32600).
+    #[serde(default, deserialize_with = "is_v2")]
+    jsonrpc: Option<bool>,
     /// `Some` whenever the member is present, even when it is `null`.
     #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
@@ -412,7 +433,7 @@ fn decode_object(bytes: &[u8]) -> Message {
         },
     };
     let readable_id = id.clone().flatten();
-    if env.jsonrpc.as_deref() != Some("2.0") {
+    if env.jsonrpc != Some(true) {
         let error = ErrorObject::invalid_request("jsonrpc must be \"2.0\"");
         return if env.method.is_none() && (env.result.is_some() || env.error.is_some()) {
             invalid_response(readable_id, error)

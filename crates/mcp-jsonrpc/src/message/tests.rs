@@ -270,3 +270,30 @@ fn an_oversized_frame_keeps_its_id_and_kind() {
     ]]
     .assert_eq(&show(Message::decode_limited(big.as_bytes(), 64)));
 }
+
+#[test]
+fn the_version_member_is_read_without_a_copy_and_judged_the_same() {
+    // Escaped, it is still "2.0".
+    check(
+        r#"{"jsonrpc":"2\u002e0","id":1,"method":"ping"}"#,
+        expect![[r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#]],
+    );
+    check(
+        r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+        expect![[r#"invalid id=1 jsonrpc must be "2.0" (-32600)"#]],
+    );
+    check(
+        r#"{"jsonrpc":null,"id":1,"method":"ping"}"#,
+        expect![[r#"invalid id=1 jsonrpc must be "2.0" (-32600)"#]],
+    );
+    check(
+        r#"{"id":1,"method":"ping"}"#,
+        expect![[r#"invalid id=1 jsonrpc must be "2.0" (-32600)"#]],
+    );
+    check(
+        r#"{"jsonrpc":2,"id":1,"method":"ping"}"#,
+        expect![
+            "invalid id=1 invalid request: invalid type: integer `2`, expected a string at line 1 column 12 (-32600)"
+        ],
+    );
+}
