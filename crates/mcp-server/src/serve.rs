@@ -4,6 +4,9 @@
 
 use std::sync::Arc;
 
+use futures::StreamExt as _;
+use futures::stream::FuturesUnordered;
+
 use mcp_jsonrpc::{
     Connection, Handler, Notification, NotificationContext, Request, RequestContext, Transport,
 };
@@ -156,10 +159,15 @@ impl Server {
             });
         }
         let _guard = self.register_session(session.clone());
-        let notify = notifier(self.clone(), session, peer, log_rx);
+        // The notifier waits on four sources; polled beside the connection on every wake-up
+        // (every request), it cost about 0.9k instructions per request (callgrind on the HTTP
+        // bench). In a `FuturesUnordered` it is polled only when one of them woke it.
+        let mut notify: FuturesUnordered<_> =
+            std::iter::once(notifier(self.clone(), session, peer, log_rx)).collect();
         tokio::select! {
+            biased;
             result = connection.run() => result.map_err(Error::from),
-            never = notify => match never {},
+            Some(never) = notify.next() => match never {},
         }
     }
 }
