@@ -92,7 +92,7 @@ impl StreamableHttpService {
     /// building what goes in front, say).
     pub fn listener(self, listener: TcpListener) -> HttpServer {
         let limits = ConnectionLimits::of(&self.shared.config);
-        HttpServer::new(listener, self.router(), limits)
+        HttpServer::new(listener, self.router(), limits, self.shared.clone())
     }
 
     /// Binds `127.0.0.1:port` (0 for any free port) and returns a runner for this service.

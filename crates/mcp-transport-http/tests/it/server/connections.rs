@@ -138,3 +138,56 @@ async fn every_origin_header_is_checked() {
         .unwrap();
     assert_eq!(res.status(), 200);
 }
+
+/// The runner answers a POST to the MCP path without axum's routing while the router is the
+/// service's own: the answers are those the router gives, for good and bad requests alike,
+/// and once `map_router` changes the router, its layers see every POST.
+#[tokio::test]
+async fn posts_are_answered_the_same_without_the_router_and_layers_still_see_them() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let direct = start(StreamableHttpService::builder()).await;
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = seen.clone();
+    let routed = super::start_mapped(StreamableHttpService::builder(), move |router| {
+        router.layer(axum::middleware::map_request(
+            move |req: axum::extract::Request| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                async move { req }
+            },
+        ))
+    })
+    .await;
+
+    async fn answers(server: &TestServer) -> Vec<(u16, String)> {
+        let mut out = Vec::new();
+        let id = server.initialize().await;
+        let cases = [
+            server.post(Some(&id), request(1, "echo", json!({"x": 1}))),
+            server.post(Some("no-such-session"), request(2, "echo", json!({}))),
+            server.post_with(Some(&id), json!({"x": 1}), &[("content-type", "text/plain")]),
+            server.post_with(Some(&id), request(3, "echo", json!({})), &[("host", "evil.example")]),
+            server.client.post(format!("{}/elsewhere", server.base)).body("{}"),
+            server.client.post(&server.url).body("not json"),
+        ];
+        for case in cases {
+            let res = case.send().await.unwrap();
+            let status = res.status().as_u16();
+            let mut body = res.text().await.unwrap();
+            // Session ids differ between the servers; nothing else does.
+            body = body.replace(&id, "<session>");
+            out.push((status, body));
+        }
+        out
+    }
+
+    let (d, r) = (answers(&direct).await, answers(&routed).await);
+    assert_eq!(d, r);
+    assert_eq!(
+        d.iter().map(|(status, _)| *status).collect::<Vec<_>>(),
+        [200, 404, 415, 403, 404, 415]
+    );
+    // The initialize POST, `notifications/initialized` and the six cases.
+    assert_eq!(seen.load(Ordering::SeqCst), 8);
+}

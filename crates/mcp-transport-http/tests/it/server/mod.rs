@@ -166,28 +166,36 @@ struct TestServer {
     service: StreamableHttpService,
 }
 
+/// A change to the router served (`HttpServer::map_router`).
+type MapRouter = Box<dyn FnOnce(axum::Router) -> axum::Router>;
+
+/// A server on the service's own router: its POSTs take the runner's direct path.
 async fn start(builder: Builder) -> TestServer {
-    start_mapped(builder, |router| router).await
+    start_with(builder, None).await
 }
 
 /// Like [`start`], with `map` applied to the router served (to put a layer in front).
 async fn start_mapped(
     builder: Builder,
-    map: impl FnOnce(axum::Router) -> axum::Router,
+    map: impl FnOnce(axum::Router) -> axum::Router + 'static,
 ) -> TestServer {
+    start_with(builder, Some(Box::new(map))).await
+}
+
+async fn start_with(builder: Builder, map: Option<MapRouter>) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let (server, running) = start_on(listener, |_| builder, map);
     drop(running);
     server
 }
 
-/// Like [`start_mapped`], on `listener`, with the builder made from the server's URL; also
+/// Like [`start_with`], on `listener`, with the builder made from the server's URL; also
 /// returns the task serving connections (abort it and the instance is gone: connecting to it
 /// fails, as when its process died).
 fn start_on(
     listener: tokio::net::TcpListener,
     builder: impl FnOnce(&str) -> Builder,
-    map: impl FnOnce(axum::Router) -> axum::Router,
+    map: Option<MapRouter>,
 ) -> (TestServer, tokio::task::JoinHandle<()>) {
     let addr = listener.local_addr().unwrap();
     let url = format!("http://{addr}/mcp");
@@ -220,7 +228,10 @@ fn start_on(
             f.fetch_add(1, Ordering::SeqCst);
         }
     });
-    let server = service.clone().listener(listener).map_router(map);
+    let mut server = service.clone().listener(listener);
+    if let Some(map) = map {
+        server = server.map_router(map);
+    }
     let running = tokio::spawn(async move {
         let _ = server.run().await;
     });

@@ -46,7 +46,7 @@ async fn instance(
                     sessions.lock().unwrap().spawn(task);
                 })
         },
-        |router| router,
+        None,
     )
 }
 
@@ -312,7 +312,7 @@ async fn the_holder_keeps_its_sessions_records_alive() {
                 .directory(dir, url)
                 .directory_touch_interval(Duration::from_secs(1))
         },
-        |router| router,
+        None,
     );
     let _id = server.initialize().await;
     tokio::time::timeout(Duration::from_secs(30), async {
@@ -337,7 +337,7 @@ async fn forwarding_remembers_the_holder_instead_of_reading_the_directory_each_t
                     .directory(directory, url)
                     .event_store(Some(events))
             },
-            |router| router,
+            None,
         )
     };
     let (a, _a_running) = start(directory.clone(), events.clone()).await;
