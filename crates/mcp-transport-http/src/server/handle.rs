@@ -3,8 +3,8 @@
 
 use std::fmt;
 use std::future::Future;
-use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use bytes::Bytes;
 use mcp_jsonrpc::{Id, Message, Transport};
@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::error::Error;
 use super::event_store::StreamId;
 use super::routing::{Frames, Mode, Queued};
-use super::session::{Session, SessionKind, append_or_log};
+use super::session::{Destination, Session, SessionKind, StoredSend, append_or_log};
 use super::sse::{self, Frame};
 
 /// What the session factory learns about a new session.
@@ -91,16 +91,19 @@ impl Transport for HttpSessionTransport {
             Ok(json) => Bytes::from(json),
             Err(e) => return Either::Left(ready(Err(e))),
         };
-        // Without an event store nothing here waits but a full stream queue, so the message
-        // goes now: the connection boxes the future of every send, and this whole one as an
-        // `async` block was over 1 KiB (past glibc's per-thread cache of small blocks; dhat
-        // and callgrind on the HTTP bench).
-        if session.store().is_none() {
-            let Some(routed) = session.route(&msg) else {
+        // Without an event store, or for a plain JSON answer (never stored), nothing here
+        // waits but a full stream queue, so the message goes now: the connection boxes the
+        // future of every send, and this whole one as an `async` block was over 1 KiB (past
+        // glibc's per-thread cache of small blocks; dhat and callgrind on the HTTP bench).
+        let unstored = match session.store() {
+            None => Some(session.route(&msg)),
+            Some(_) => session.route_plain(&msg),
+        };
+        if let Some(routed) = unstored {
+            let Some(routed) = routed else {
                 return Either::Left(ready(Ok(())));
             };
-            let frame = routed.unstored_frame(data);
-            let Some(tx) = routed.tx else {
+            let Some((tx, frame)) = routed.unstored(data) else {
                 return Either::Left(ready(Ok(())));
             };
             return match tx.try_send(frame) {
@@ -115,14 +118,21 @@ impl Transport for HttpSessionTransport {
                 }
             };
         }
+        let counted = StoredSend::new(session.clone());
         let stored: BoxFuture<'static, Result<(), Error>> = Box::pin(async move {
+            let _counted = counted;
             let _order = session.order().await;
             let Some(routed) = session.route(&msg) else {
                 return Ok(());
             };
+            if routed.json {
+                // A plain JSON answer (a batch's, here) is never stored.
+                let _ = routed.unstored(data);
+                return Ok(());
+            }
             // Stored even when its connection is gone: the client replays it.
             let Frames(priming, frame) = session.frames(&routed, data).await;
-            if let Some(tx) = routed.tx {
+            if let Some(Destination::Queue(tx)) = routed.to {
                 if let Some(priming) = priming
                     && tx.send(priming).await.is_err()
                 {
@@ -137,16 +147,17 @@ impl Transport for HttpSessionTransport {
     }
 
     async fn recv(&mut self) -> Result<Option<Message>, Error> {
-        if self.session.is_ended() {
-            return Ok(None);
-        }
-        let ended = self.session.ended.clone();
-        let ended = pin!(ended.cancelled());
-        let next = pin!(self.rx.recv());
-        Ok(match futures::future::select(next, ended).await {
-            futures::future::Either::Left((msg, _)) => msg.map(|msg| *msg),
-            futures::future::Either::Right(_) => None,
+        let session = &self.session;
+        let rx = &mut self.rx;
+        Ok(std::future::poll_fn(|cx| {
+            // Registered before the check: an `end` after it wakes this task.
+            session.reader.register(cx.waker());
+            if session.is_ended() {
+                return Poll::Ready(None);
+            }
+            rx.poll_recv(cx).map(|msg| msg.map(|msg| *msg))
         })
+        .await)
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Error>> + Send {
@@ -218,7 +229,11 @@ impl SessionHandle {
                 return false;
             };
             let prime = slot.mode == Mode::Undecided;
-            slot.mode = Mode::Sse;
+            if prime {
+                // The POST answers with an SSE stream; its connection closes after the
+                // priming event (the sender is taken below).
+                slot.open_sse(1);
+            }
             let tx = slot.tx.take();
             (stream, tx.filter(|_| prime))
         };
@@ -231,7 +246,7 @@ impl SessionHandle {
                 b"",
             );
             // The queue is empty (nothing was sent), so this cannot fail for lack of room.
-            let _ = tx.try_send(Frame::Event(priming));
+            let _ = tx.try_send(Frame(priming));
         }
         true
     }

@@ -28,9 +28,10 @@ use super::respond::{
     JSON, SERVER_ERROR, accepted, events_lost, holder_gone, method_not_allowed, reject, reject_msg,
     session_not_found, sse_response, status_only, too_many_sessions,
 };
+use super::routing::Opening;
 use super::session::{EndOnDrop, OpenError, Session, SessionKind};
 use super::shared::Shared;
-use super::sse::{Frame, Guard};
+use super::sse::Guard;
 
 pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) -> Response {
     if let Err(res) = check_host_origin(&shared, &req) {
@@ -349,7 +350,7 @@ async fn post_to_session(
             ),
             _ => session_not_found(),
         })?;
-    let mut rx = opened.rx;
+    let opening = opened.opening;
     let inbound = opened.inbound;
     // A stateless POST is its session: the client going away (the answer dropped, before or
     // while it streams) ends it, which cancels the request. Boxed into the SSE body's guards
@@ -363,23 +364,23 @@ async fn post_to_session(
                 return Err(session_not_found());
             }
             drop(inbound);
-            Ok(rx.recv().await)
+            Ok(opening.await.ok())
         })
         .await?;
     match first {
-        Some(Frame::Json(body)) => {
+        Some(Opening::Json(body)) => {
             let status = post.json_status.map_or(StatusCode::OK, |f| f(&body));
             let mut res = Response::new(Body::from(body));
             *res.status_mut() = status;
             res.headers_mut().insert(CONTENT_TYPE, JSON);
             Ok(res)
         }
-        Some(Frame::Event(first)) => {
+        Some(Opening::Sse(rx)) => {
             let mut guards: Vec<Guard> = vec![Box::new(activity)];
             if let Some(end) = end_on_drop {
                 guards.push(Box::new(end));
             }
-            Ok(sse_response(VecDeque::from([first]), Some(rx), guards))
+            Ok(sse_response(VecDeque::new(), Some(rx), guards))
         }
         // Cancelled (no response will come), or the session ended meanwhile.
         None => Ok(sse_response(VecDeque::new(), None, Vec::new())),

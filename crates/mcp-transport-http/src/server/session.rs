@@ -7,17 +7,18 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::task::AtomicWaker;
 use mcp_jsonrpc::{CancellationToken, Id, Message, Protocol};
 use mcp_types::{Initialize, Request as _};
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::config::Config;
 use super::driven::Driven;
 use super::event_store::{EventStore, StreamId};
 use super::routing::{
-    Frames, InFlight, Inbound, Mode, Queued, RouteState, Slot, cancelled_request,
+    Frames, InFlight, Inbound, Mode, Opening, Queued, RouteState, Slot, cancelled_request,
     request_progress_token,
 };
 use super::sse::{self, Frame};
@@ -59,9 +60,14 @@ pub(crate) struct Session {
     pub(crate) owner: Owner,
     state: Mutex<RouteState>,
     pub(crate) ended: CancellationToken,
+    /// The session's transport waiting in `recv`, woken by [`Session::end`] (cheaper to wait
+    /// on, three times per request, than a future of `ended`).
+    pub(super) reader: AtomicWaker,
     registry: Option<Weak<dyn Unregister>>,
     /// See [`Session::order`].
     order: tokio::sync::Mutex<()>,
+    /// Sends on their way through [`Session::order`] (see [`StoredSend`]).
+    stored_sends: AtomicUsize,
     /// The session's future, for a POST to poll while it waits (weak: the session's task
     /// owns it, and the future holds the session).
     driven: std::sync::OnceLock<Weak<Driven>>,
@@ -78,10 +84,10 @@ impl fmt::Debug for Session {
     }
 }
 
-/// The result of opening a request's stream: its queue and the inbound sender to push the
-/// request with.
+/// The result of opening a request's stream: where its answer starts, and the inbound
+/// sender to push the request with.
 pub(crate) struct Opened {
-    pub(crate) rx: mpsc::Receiver<Frame>,
+    pub(crate) opening: oneshot::Receiver<Opening>,
     pub(crate) inbound: Inbound,
 }
 
@@ -125,8 +131,10 @@ impl Session {
                 ..RouteState::default()
             }),
             ended: CancellationToken::new(),
+            reader: AtomicWaker::new(),
             registry,
             order: tokio::sync::Mutex::new(()),
+            stored_sends: AtomicUsize::new(0),
             driven: std::sync::OnceLock::new(),
             active: AtomicUsize::new(0),
             last_active: Mutex::new(Instant::now()),
@@ -200,11 +208,12 @@ impl Session {
         }
         let stream = st.next_stream;
         st.next_stream += 1;
-        let (tx, rx) = mpsc::channel(self.config.stream_queue);
+        let (opening, opening_rx) = oneshot::channel();
         st.streams.insert(
             stream,
             Slot {
-                tx: Some(tx),
+                opening: Some(opening),
+                tx: None,
                 mode: Mode::Undecided,
                 pending: requests.len(),
                 prime,
@@ -226,7 +235,10 @@ impl Session {
                 },
             );
         }
-        Ok(Opened { rx, inbound })
+        Ok(Opened {
+            opening: opening_rx,
+            inbound,
+        })
     }
 
     /// Opens (or resumes) an SSE stream for GET.
@@ -253,15 +265,8 @@ impl Session {
                     return Err(OpenError::Conflict);
                 }
                 let (tx, rx) = mpsc::channel(self.config.stream_queue);
-                st.streams.insert(
-                    StreamId::STANDALONE.0,
-                    Slot {
-                        tx: Some(tx),
-                        mode: Mode::Sse,
-                        pending: 0,
-                        prime: false,
-                    },
-                );
+                st.streams
+                    .insert(StreamId::STANDALONE.0, Slot::sse(Some(tx), 0));
                 rx
             };
             if self.primes(version)
@@ -303,12 +308,9 @@ impl Session {
             // The client resumes an earlier holder's stream, so it has not seen its answer;
             // once nothing of it is left to replay, the answer will never come.
             None if earlier_holders && prefix.len() == 1 => return Err(OpenError::HolderGone),
-            None if stream == StreamId::STANDALONE.0 => st.streams.entry(stream).or_insert(Slot {
-                tx: None,
-                mode: Mode::Sse,
-                pending: 0,
-                prime: false,
-            }),
+            None if stream == StreamId::STANDALONE.0 => {
+                st.streams.entry(stream).or_insert(Slot::sse(None, 0))
+            }
             // A finished stream (or one of an earlier holder of the session): replay, then end.
             None => return Ok((prefix, None)),
         };
@@ -318,6 +320,7 @@ impl Session {
         let (tx, rx) = mpsc::channel(self.config.stream_queue);
         // A resumed stream takes over from a connection that may not have noticed its end.
         slot.tx = Some(tx);
+        slot.opening = None;
         slot.mode = Mode::Sse;
         Ok((prefix, Some(rx)))
     }
@@ -369,7 +372,27 @@ impl Session {
     /// its connection is gone: the message is kept for replay only), whether it goes as plain
     /// JSON, and whether a priming event must precede it.
     pub(super) fn route(&self, msg: &Message) -> Option<Routed> {
+        self.route_locked(&mut self.lock(), msg)
+    }
+
+    /// Routes `msg` if it goes as plain JSON (the whole answer to its POST: nothing went to
+    /// that stream before it, and nothing can after), else leaves everything as it was
+    /// (`None`). Such a message is never stored, so it needs no place in the order of the
+    /// event store's appends ([`Session::order`]), unless sends before it are still waiting
+    /// there (the connection creates the futures of several sends before awaiting them, and
+    /// a log message sent before the answer must be routed first).
+    pub(super) fn route_plain(&self, msg: &Message) -> Option<Option<Routed>> {
+        if self.stored_sends.load(Ordering::Acquire) != 0 {
+            return None;
+        }
         let mut st = self.lock();
+        if self.kind == SessionKind::Legacy || !st.answers_plain(msg) {
+            return None;
+        }
+        Some(self.route_locked(&mut st, msg))
+    }
+
+    fn route_locked(&self, st: &mut RouteState, msg: &Message) -> Option<Routed> {
         let (stream, completes) = st.target(msg, self.kind == SessionKind::Legacy);
         let stream = stream?;
         let Some(slot) = st.streams.get_mut(&stream) else {
@@ -378,36 +401,43 @@ impl Session {
         };
         let json = slot.mode == Mode::Undecided && completes;
         let mut prime = false;
-        if !json && slot.mode == Mode::Undecided {
-            slot.mode = Mode::Sse;
-            prime = slot.prime && self.store().is_some();
-        }
-        let tx = slot.live_tx().cloned();
-        if tx.is_none() {
+        let to = if json {
+            slot.opening
+                .take()
+                .filter(|opening| !opening.is_closed())
+                .map(Destination::Answer)
+        } else {
+            if slot.mode == Mode::Undecided {
+                slot.open_sse(self.config.stream_queue);
+                prime = slot.prime && self.store().is_some();
+            }
+            slot.live_tx().cloned().map(Destination::Queue)
+        };
+        if to.is_none() {
             tracing::debug!(stream, "stream not connected; message kept for replay only");
         }
         if completes {
             st.streams.remove(&stream);
-            self.after_completion(&mut st);
+            self.after_completion(st);
         }
         Some(Routed {
-            tx,
+            to,
             stream: StreamId(stream),
             json,
             prime,
         })
     }
 
-    /// The frames of a routed message: stored first (when the session has an event store),
-    /// so that an event the client sees can always be replayed.
+    /// The frames of a message routed to an SSE stream: stored first (when the session has
+    /// an event store), so that an event the client sees can always be replayed.
     pub(super) async fn frames(&self, routed: &Routed, data: Bytes) -> Frames {
-        let (Some((store, sid)), false) = (self.store(), routed.json) else {
-            return Frames(None, routed.unstored_frame(data));
+        let Some((store, sid)) = self.store() else {
+            return Frames(None, unstored_event(&data));
         };
         let mut priming = None;
         if routed.prime {
             let id = append_or_log(store, sid, routed.stream, Bytes::new()).await;
-            priming = Some(Frame::Event(sse::event(
+            priming = Some(Frame(sse::event(
                 id.as_deref(),
                 Some(self.config.sse_retry),
                 None,
@@ -417,7 +447,7 @@ impl Session {
         let id = append_or_log(store, sid, routed.stream, data.clone()).await;
         Frames(
             priming,
-            Frame::Event(sse::event(id.as_deref(), None, Some("message"), &data)),
+            Frame(sse::event(id.as_deref(), None, Some("message"), &data)),
         )
     }
 
@@ -436,6 +466,7 @@ impl Session {
             st.outbound_requests.clear();
         }
         self.ended.cancel();
+        self.reader.wake();
         if let Some(id) = &self.id
             && let Some(registry) = self.registry.as_ref().and_then(Weak::upgrade)
         {
@@ -570,27 +601,60 @@ impl Drop for EndOnDrop {
     }
 }
 
+/// A send on its way through [`Session::order`], counted from its creation to its end.
+pub(crate) struct StoredSend(Arc<Session>);
+
+impl StoredSend {
+    pub(crate) fn new(session: Arc<Session>) -> Self {
+        session.stored_sends.fetch_add(1, Ordering::AcqRel);
+        StoredSend(session)
+    }
+}
+
+impl Drop for StoredSend {
+    fn drop(&mut self) {
+        self.0.stored_sends.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Where [`Session::route`] sends an outbound message.
 pub(crate) struct Routed {
-    /// The stream's queue; `None` when its connection is gone.
-    pub(super) tx: Option<mpsc::Sender<Frame>>,
+    /// `None` when no connection carries its stream.
+    pub(super) to: Option<Destination>,
     stream: StreamId,
-    /// The message is the whole answer to a POST: plain JSON, not an event.
-    json: bool,
+    /// The message is the whole answer to a POST: plain JSON, never stored.
+    pub(super) json: bool,
     /// A priming event goes first (the stream just became SSE).
     prime: bool,
 }
 
+/// Where a routed message goes.
+pub(super) enum Destination {
+    /// The POST waiting for its plain JSON answer.
+    Answer(oneshot::Sender<Opening>),
+    /// An SSE stream's queue.
+    Queue(mpsc::Sender<Frame>),
+}
+
 impl Routed {
-    /// The frame of a message that is not stored (plain JSON, or a session without an event
-    /// store): no event id, no priming event.
-    pub(super) fn unstored_frame(&self, data: Bytes) -> Frame {
-        if self.json {
-            Frame::Json(data)
-        } else {
-            Frame::Event(sse::event(None, None, Some("message"), &data))
+    /// Hands a plain JSON answer to its POST (then `None`), or makes the message an SSE
+    /// event without an id (a session without an event store) for its stream's queue
+    /// (`None` when no connection carries the stream).
+    pub(super) fn unstored(self, data: Bytes) -> Option<(mpsc::Sender<Frame>, Frame)> {
+        match self.to? {
+            Destination::Answer(answer) => {
+                // Fails only if the client went away meanwhile.
+                let _ = answer.send(Opening::Json(data));
+                None
+            }
+            Destination::Queue(tx) => Some((tx, unstored_event(&data))),
         }
     }
+}
+
+/// An SSE event that is not stored: no event id.
+fn unstored_event(data: &[u8]) -> Frame {
+    Frame(sse::event(None, None, Some("message"), data))
 }
 
 /// Stores an event; on a store error the event still goes out, without an id (it could not be

@@ -10,21 +10,13 @@ use bytes::{BufMut, Bytes, BytesMut};
 use futures::Stream;
 use tokio::sync::mpsc;
 
-/// One item on a request's or the standalone stream's queue.
+/// One item on a request's or the standalone stream's queue: an encoded SSE event.
 #[derive(Debug)]
-pub(crate) enum Frame {
-    /// The whole answer to a POST, sent as `application/json` (only ever the first and only
-    /// frame of a stream).
-    Json(Bytes),
-    /// An encoded SSE event.
-    Event(Bytes),
-}
+pub(crate) struct Frame(pub(crate) Bytes);
 
 impl Frame {
     pub(crate) fn into_bytes(self) -> Bytes {
-        match self {
-            Frame::Json(b) | Frame::Event(b) => b,
-        }
+        self.0
     }
 }
 
