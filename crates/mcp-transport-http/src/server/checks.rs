@@ -132,17 +132,22 @@ pub(crate) fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.eq_ignore_ascii_case("application/json"))
 }
 
-/// The `MCP-Protocol-Version` header, checked against the supported revisions.
-pub(crate) fn protocol_version(
-    shared: &Shared,
+/// The `MCP-Protocol-Version` header, checked against the supported revisions (the
+/// configuration's own string: no copy per request).
+pub(crate) fn protocol_version<'a>(
+    shared: &'a Shared,
     headers: &HeaderMap,
-) -> Result<Option<String>, Response> {
+) -> Result<Option<&'a str>, Response> {
     let Some(value) = headers.get(PROTOCOL_VERSION) else {
         return Ok(None);
     };
-    match value.to_str() {
-        Ok(v) if shared.config.protocol_versions.iter().any(|s| s == v) => Ok(Some(v.to_owned())),
-        _ => Err(reject_msg(
+    let supported = value
+        .to_str()
+        .ok()
+        .and_then(|v| shared.config.protocol_versions.iter().find(|s| *s == v));
+    match supported {
+        Some(v) => Ok(Some(v)),
+        None => Err(reject_msg(
             StatusCode::BAD_REQUEST,
             SERVER_ERROR,
             &format!(
@@ -226,7 +231,9 @@ async fn read_body_unbounded(
     if declared.is_some_and(|n| n > limit) {
         return Err(too_large());
     }
-    let mut buf = BytesMut::with_capacity(declared.unwrap_or(0));
+    // A body that arrives in one chunk (the usual case) is that chunk, not a copy of it.
+    let mut first = Bytes::new();
+    let mut joined: Option<BytesMut> = None;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|_| {
@@ -236,12 +243,22 @@ async fn read_body_unbounded(
                 "Bad Request: failed to read the body",
             )
         })?;
-        if buf.len() + chunk.len() > limit {
+        let len = joined.as_ref().map_or(first.len(), BytesMut::len);
+        if len + chunk.len() > limit {
             return Err(too_large());
         }
-        buf.extend_from_slice(&chunk);
+        match &mut joined {
+            Some(buf) => buf.extend_from_slice(&chunk),
+            None if first.is_empty() => first = chunk,
+            None => {
+                let mut buf = BytesMut::with_capacity(declared.unwrap_or(0).max(len + chunk.len()));
+                buf.extend_from_slice(&first);
+                buf.extend_from_slice(&chunk);
+                joined = Some(buf);
+            }
+        }
     }
-    Ok(buf.freeze())
+    Ok(joined.map_or(first, BytesMut::freeze))
 }
 
 /// Decodes a POST body; a bad frame is answered 400 with its JSON-RPC error.

@@ -77,17 +77,17 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
-    let header_version = headers
-        .get(PROTOCOL_VERSION)
-        .map(|v| v.to_str().unwrap_or("").to_owned());
+    // A clone of the header's value shares its bytes (no copy).
+    let header_value = headers.get(PROTOCOL_VERSION).cloned();
+    let header_version = header_value.as_ref().map(|v| v.to_str().unwrap_or(""));
     let (parts, body) = req.into_parts();
     let body = read_body(&shared, &parts.headers, body).await?;
     let msg = decode(&shared, &body)?;
     drop(body);
 
     let has_session = session_header(&parts.headers).is_some();
-    if !has_session && modern::is_modern(header_version.as_deref(), &msg) {
-        return post_modern(&shared, parts, header_version.as_deref(), msg).await;
+    if !has_session && modern::is_modern(header_version, &msg) {
+        return post_modern(&shared, parts, header_version, msg).await;
     }
     let version = protocol_version(&shared, &parts.headers)?;
     let mode = shared.config.mode;
@@ -105,7 +105,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     } else if is_initialize {
         let session = shared.open_session(
             SessionKind::Stateful,
-            version.clone(),
+            version.map(str::to_owned),
             parts.headers.clone(),
             parts.extensions.clone(),
         )?;
@@ -119,7 +119,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
         ));
     };
     let activity = session.activity();
-    let effective = session.effective_version(version.as_deref()).into_owned();
+    let effective = session.effective_version(version);
     let mut res = post_to_session(&session, msg, &effective, activity, Post::new(parts)).await?;
     if new
         && let Some(id) = &session.id
@@ -182,28 +182,28 @@ async fn post_modern(
 async fn post_stateless(
     shared: &Arc<Shared>,
     parts: http::request::Parts,
-    version: Option<String>,
+    version: Option<&str>,
     msg: Message,
 ) -> Result<Response, Response> {
     if !has_request(&msg) {
         // No session exists to receive notifications or responses.
         if let Message::Batch(_) = &msg {
-            check_batch(version.as_deref().unwrap_or("2025-03-26"))?;
+            check_batch(version.unwrap_or("2025-03-26"))?;
         }
         return Ok(accepted());
     }
     let session = shared.open_session(
         SessionKind::Stateless,
-        version.clone(),
+        version.map(str::to_owned),
         parts.headers.clone(),
         parts.extensions.clone(),
     )?;
-    let effective = version.unwrap_or_else(|| "2025-03-26".to_owned());
+    let effective = version.unwrap_or("2025-03-26");
     let activity = session.activity();
     // No `initialize` reaches this session: the server serves it at the header's version.
     let mut post = Post::new(parts);
-    post.extra.insert(ProtocolVersion::from(effective.as_str()));
-    post_to_session(&session, msg, &effective, activity, post).await
+    post.extra.insert(ProtocolVersion::from(effective));
+    post_to_session(&session, msg, effective, activity, post).await
 }
 
 fn has_request(msg: &Message) -> bool {
@@ -399,7 +399,7 @@ async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     let version = protocol_version(&shared, headers)?;
     let session = find_session(&shared, headers, req.extensions())?;
     let last = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok());
-    let effective = session.effective_version(version.as_deref());
+    let effective = session.effective_version(version);
     let (prefix, rx) = session
         .open_get_stream(last, &effective)
         .await

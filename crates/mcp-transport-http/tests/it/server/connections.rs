@@ -110,6 +110,34 @@ async fn a_stalled_body_is_answered_408() {
     assert!(answer.contains("Request Timeout"), "{answer}");
 }
 
+/// A body in several chunks (written apart, chunked encoding) is joined; one in a single
+/// chunk is taken as it is.
+#[tokio::test]
+async fn a_body_in_several_chunks_is_read_whole() {
+    let server = start(StreamableHttpService::builder()).await;
+    let body = initialize_body("2025-11-25").to_string();
+    let (a, rest) = body.split_at(7);
+    let (b, c) = rest.split_at(rest.len() / 2);
+    let mut tcp = TcpStream::connect(addr(&server)).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\
+                Connection: close\r\n\r\n";
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    for part in [a, b, c] {
+        let chunk = format!("{:x}\r\n{part}\r\n", part.len());
+        tcp.write_all(chunk.as_bytes()).await.unwrap();
+        tcp.flush().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tcp.write_all(b"0\r\n\r\n").await.unwrap();
+    let answer = read_until_closed(&mut tcp).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains("\"protocolVersion\":\"2025-11-25\""),
+        "{answer}"
+    );
+}
+
 #[tokio::test]
 async fn every_origin_header_is_checked() {
     let server = start(StreamableHttpService::builder()).await;
@@ -166,9 +194,20 @@ async fn posts_are_answered_the_same_without_the_router_and_layers_still_see_the
         let cases = [
             server.post(Some(&id), request(1, "echo", json!({"x": 1}))),
             server.post(Some("no-such-session"), request(2, "echo", json!({}))),
-            server.post_with(Some(&id), json!({"x": 1}), &[("content-type", "text/plain")]),
-            server.post_with(Some(&id), request(3, "echo", json!({})), &[("host", "evil.example")]),
-            server.client.post(format!("{}/elsewhere", server.base)).body("{}"),
+            server.post_with(
+                Some(&id),
+                json!({"x": 1}),
+                &[("content-type", "text/plain")],
+            ),
+            server.post_with(
+                Some(&id),
+                request(3, "echo", json!({})),
+                &[("host", "evil.example")],
+            ),
+            server
+                .client
+                .post(format!("{}/elsewhere", server.base))
+                .body("{}"),
             server.client.post(&server.url).body("not json"),
         ];
         for case in cases {
