@@ -58,7 +58,11 @@ impl<H: Handler> Driver<H> {
                 batch,
             },
         );
-        self.handlers.push(HandlerTask::new(id, call, token, span));
+        let task = HandlerTask::new(id, call, token, span);
+        match &self.fresh {
+            None => self.fresh = Some(task),
+            Some(_) => self.handlers.push(task),
+        }
     }
 
     pub(super) fn on_handler_done(&mut self, done: HandlerDone) {
