@@ -13,6 +13,7 @@ use mcp_types::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::{Error, Result};
 use crate::input::{Ask, Input};
@@ -71,8 +72,12 @@ struct ContextInner {
     progress_token: Option<mcp_jsonrpc::ProgressToken>,
     last_progress: Mutex<Option<f64>>,
     input: Input,
-    /// The request's `_meta`, set by the router once it decoded the params.
+    /// The request's `_meta`, set by the router once it decoded the params, or read from
+    /// `meta_text` when first asked for.
     meta: OnceLock<Meta>,
+    /// The request's `_meta` as sent (a JSON object), kept by the router for `tools/call`:
+    /// read into `meta` only if asked for.
+    meta_text: OnceLock<Box<RawValue>>,
     /// The task the handler runs in, once its call became one.
     task: OnceLock<TaskLink>,
     /// How a deferred task tool's handler asks for its call to become a task.
@@ -120,6 +125,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 input: parts.input,
                 meta: OnceLock::new(),
+                meta_text: OnceLock::new(),
                 task: OnceLock::new(),
                 task_slot: Mutex::new(None),
             }),
@@ -188,13 +194,29 @@ impl Context {
     /// before the router decoded the request, it is not known yet: read it from
     /// [`McpRequest::params_as`](crate::McpRequest::params_as) there.)
     pub fn meta(&self) -> Option<&Meta> {
-        self.inner.meta.get()
+        if let Some(meta) = self.inner.meta.get() {
+            return Some(meta);
+        }
+        let text = self.inner.meta_text.get()?;
+        // The router kept only a JSON object, which always reads as a map.
+        Some(
+            self.inner
+                .meta
+                .get_or_init(|| serde_json::from_str(text.get()).unwrap_or_default()),
+        )
     }
 
     /// Records the request's `_meta` once the params are decoded.
     pub(crate) fn set_meta(&self, meta: Option<Meta>) {
         if let Some(meta) = meta {
             let _ = self.inner.meta.set(meta);
+        }
+    }
+
+    /// Records the request's `_meta` as sent (a JSON object), to be read when asked for.
+    pub(crate) fn set_meta_text(&self, meta: Option<Box<RawValue>>) {
+        if let Some(meta) = meta {
+            let _ = self.inner.meta_text.set(meta);
         }
     }
 

@@ -137,6 +137,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+mod arguments;
 mod builder;
 mod cache;
 mod completion;

@@ -5,13 +5,14 @@
 use std::sync::Arc;
 
 use mcp_types::{
-    CallToolRequestParams, CallToolResult, ClientRequest, CompleteRequestParams, CompleteResult,
-    Completion, CompletionReference, EmptyResult, Era, GetPromptRequestParams, McpParamHeaders,
-    Meta, ParamsMeta, ReadResourceRequestParams, ServerCapabilities,
+    CallTool, CallToolResult, ClientRequest, CompleteRequestParams, CompleteResult, Completion,
+    CompletionReference, EmptyResult, Era, GetPromptRequestParams, McpParamHeaders, Meta,
+    ParamsMeta, ReadResourceRequestParams, ServerCapabilities,
 };
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::arguments::{Arguments, CallParams};
 use crate::cache::CacheHints;
 use crate::completion::{CompletionRequest, finish};
 use crate::context::Context;
@@ -99,6 +100,22 @@ fn dispatch(
     params: Option<Box<serde_json::value::RawValue>>,
     cx: Context,
 ) -> BoxFuture<Reply> {
+    // The hot method: its arguments and `_meta` stay text (see `arguments`).
+    if *method == *<CallTool as mcp_types::Request>::METHOD {
+        let mut call = match CallParams::read(params.as_deref()) {
+            Ok(call) => call,
+            Err(message) => {
+                return ready(Err(Box::new(Error::invalid_params(format!(
+                    "invalid params for {method}: {message}"
+                )))));
+            }
+        };
+        if !(Router { server: &server }).capabilities(&cx).tools {
+            return ready(Err(Box::new(Error::method_not_found(&method))));
+        }
+        cx.set_meta_text(call.meta.take());
+        return Box::pin(async move { Router { server: &server }.call_tool(call, cx).await });
+    }
     let request = match ClientRequest::from_parts(&method, params.as_deref()) {
         Ok(request) => request,
         Err(mcp_types::MessageDecodeError::UnknownMethod(_)) => {
@@ -123,10 +140,6 @@ fn dispatch(
                 hints: cache.tools,
             };
             ready(router.list(list, p.cursor, &cx))
-        }
-        ClientRequest::CallTool(mut p) if caps.tools => {
-            cx.set_meta(p.meta.take());
-            Box::pin(async move { Router { server: &server }.call_tool(p, cx).await })
         }
         ClientRequest::ListResources(p) if caps.resources => {
             let list = List {
@@ -263,20 +276,21 @@ impl Router<'_> {
         }
     }
 
-    async fn call_tool(&self, p: CallToolRequestParams, cx: Context) -> Reply {
+    async fn call_tool(&self, p: CallParams, cx: Context) -> Reply {
         let tool = self
             .server
             .tools
             .get(&p.name)
             .filter(|t| visible(self.server.filters.tools.as_ref(), t, &cx))
             .ok_or_else(|| unknown("tool", &p.name))?;
+        let arguments = Arguments::text(p.arguments);
         if let Some(headers) = cx.extensions().get::<McpParamHeaders>() {
-            tool.check_headers(p.arguments.as_ref(), headers)?;
+            tool.check_headers(arguments.object(), headers)?;
         }
         let modern = is_modern(&cx);
         let runtime = self.server.tasks.as_ref();
-        let plan = crate::tasks::call::plan(runtime.map(|r| &**r), &tool, &p, &cx)?;
-        let call = ToolCall::new(p.name, p.arguments, cx.clone());
+        let plan = crate::tasks::call::plan(runtime.map(|r| &**r), &tool, p.task.as_ref(), &cx)?;
+        let call = ToolCall::new(p.name, arguments, cx.clone());
         let called = match (plan, runtime) {
             (crate::tasks::call::Plan::Task { deferred, ttl }, Some(runtime)) => {
                 // Boxed: a task's start is rare and its future large (see `route`).

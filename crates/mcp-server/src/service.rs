@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::arguments::Arguments;
 use crate::context::Context;
 use crate::error::{BoxError, Error, HandlerError, IntoHandlerError};
 use crate::handler::BoxFuture;
@@ -134,7 +135,7 @@ impl McpResponse {
 /// A `tools/call` on its way through a tool's middleware to its handler.
 pub struct ToolCall {
     name: String,
-    arguments: Option<JsonObject>,
+    arguments: Arguments,
     context: Context,
 }
 
@@ -142,13 +143,13 @@ impl fmt::Debug for ToolCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolCall")
             .field("name", &self.name)
-            .field("arguments", &self.arguments)
+            .field("arguments", &self.arguments())
             .finish_non_exhaustive()
     }
 }
 
 impl ToolCall {
-    pub(crate) fn new(name: String, arguments: Option<JsonObject>, context: Context) -> Self {
+    pub(crate) fn new(name: String, arguments: Arguments, context: Context) -> Self {
         ToolCall {
             name,
             arguments,
@@ -161,14 +162,15 @@ impl ToolCall {
         &self.name
     }
 
-    /// The arguments, as sent.
+    /// The arguments, as sent. (They are read into a JSON object the first time they are
+    /// asked for; a typed tool otherwise reads its input straight from the JSON text.)
     pub fn arguments(&self) -> Option<&JsonObject> {
-        self.arguments.as_ref()
+        self.arguments.object()
     }
 
     /// The arguments, for a middleware that rewrites them.
     pub fn arguments_mut(&mut self) -> &mut Option<JsonObject> {
-        &mut self.arguments
+        self.arguments.object_mut()
     }
 
     /// The context the handler will get.
@@ -181,7 +183,7 @@ impl ToolCall {
         self.context.extensions()
     }
 
-    pub(crate) fn into_parts(self) -> (Option<JsonObject>, Context) {
+    pub(crate) fn into_parts(self) -> (Arguments, Context) {
         (self.arguments, self.context)
     }
 }

@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::arguments::Arguments;
 use crate::error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
 use crate::handler::{BoxFuture, HandlerFn};
 use crate::registry::Entry;
@@ -85,7 +86,7 @@ fn refused(e: Error) -> BoxFuture<Result<CallToolResult, BoxError>> {
 
 /// The service running `handler` on the arguments that `decode` makes of the call's.
 fn handler_service<In, M, F>(
-    decode: impl Fn(Option<JsonObject>) -> Result<In> + Send + Sync + 'static,
+    decode: impl Fn(Arguments) -> Result<In> + Send + Sync + 'static,
     handler: F,
 ) -> ToolService
 where
@@ -174,8 +175,8 @@ impl Tool {
     {
         let name = name.into();
         let tool_name = name.clone();
-        let decode = move |args: Option<JsonObject>| {
-            serde_json::from_value::<A>(Value::Object(args.unwrap_or_default()))
+        let decode = move |args: Arguments| {
+            args.decode::<A>()
                 .map_err(|e| invalid_arguments(&tool_name, e))
         };
         let output_schema = <F::Output as IntoToolResult>::output_schema();
@@ -229,8 +230,8 @@ impl Tool {
         };
         let output_schema = <F::Output as IntoToolResult>::output_schema();
         let service = handler_service(
-            move |args: Option<JsonObject>| {
-                let args = args.unwrap_or_default();
+            move |args: Arguments| {
+                let args = args.into_object().unwrap_or_default();
                 validate(&args)?;
                 Ok(args)
             },

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use futures::future::{Either, select};
 use mcp_types::{
-    CallToolRequestParams, CallToolResult, Era, ErrorCode, ErrorObject, ProtocolVersion,
-    TASKS_EXTENSION, TaskStatus, ToolTaskSupport,
+    CallToolResult, Era, ErrorCode, ErrorObject, ProtocolVersion, TASKS_EXTENSION, TaskMetadata,
+    TaskStatus, ToolTaskSupport,
 };
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -61,7 +61,7 @@ pub(crate) fn declares_tasks(cx: &Context) -> bool {
 pub(crate) fn plan(
     runtime: Option<&TaskRuntime>,
     tool: &Tool,
-    params: &CallToolRequestParams,
+    asked: Option<&TaskMetadata>,
     cx: &Context,
 ) -> Result<Plan> {
     let Some(runtime) = runtime else {
@@ -89,8 +89,8 @@ pub(crate) fn plan(
     if *cx.protocol_version() < ProtocolVersion::V2025_11_25 {
         return Ok(Plan::Sync);
     }
-    let name = &params.name;
-    match (support, &params.task) {
+    let name = tool.name();
+    match (support, asked) {
         (ToolTaskSupport::Forbidden, Some(_)) => Err(Error::Rpc(ErrorObject::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!("Tool {name} does not support task-augmented execution"),
