@@ -46,19 +46,32 @@ impl CallParams {
     pub(crate) fn read(params: Option<&RawValue>) -> Result<CallParams, String> {
         let text = params.map_or("{}", RawValue::get);
         let call: CallParams = serde_json::from_str(text).map_err(|e| without_position(&e))?;
-        if !call.arguments.as_deref().is_none_or(is_object) {
-            return Err("invalid type: `arguments` must be an object".to_owned());
-        }
-        if !call.meta.as_deref().is_none_or(is_object) {
-            return Err("invalid type: `_meta` must be an object".to_owned());
+        for (member, raw) in [("arguments", &call.arguments), ("_meta", &call.meta)] {
+            let Some(raw) = raw.as_deref() else {
+                continue;
+            };
+            if !raw.get().trim_start().starts_with('{') {
+                return Err(format!("invalid type: `{member}` must be an object"));
+            }
+            // Kept as text, an object is not held to serde_json's nesting limit, which reading
+            // it as a map (when something asks) would then fail: checked here instead, by a
+            // read, only when its brackets are too many to rule that out.
+            if may_nest_too_deep(raw.get()) {
+                serde_json::from_str::<JsonObject>(raw.get())
+                    .map_err(|e| format!("`{member}`: {}", without_position(&e)))?;
+            }
         }
         Ok(call)
     }
 }
 
-/// Whether a JSON text is an object (a valid JSON text: its first byte says).
-fn is_object(raw: &RawValue) -> bool {
-    raw.get().trim_start().starts_with('{')
+/// serde_json's nesting limit (its recursion limit), the deepest a JSON object reads as a map.
+const MAX_NESTING: usize = 128;
+
+/// Whether `text` could nest deeper than [`MAX_NESTING`]: it has more opening brackets than
+/// that (those inside strings counted too, so this only ever errs towards a check).
+fn may_nest_too_deep(text: &str) -> bool {
+    text.bytes().filter(|b| matches!(b, b'{' | b'[')).count() > MAX_NESTING
 }
 
 /// A serde_json error's message without the " at line L column C" serde_json appends for an
@@ -130,7 +143,7 @@ impl Arguments {
     }
 }
 
-/// The text of an object (checked by [`CallParams::read`]) as a JSON object.
+/// The text of an object as a JSON object ([`CallParams::read`] checked that it reads as one).
 fn read_object(text: &Option<Box<RawValue>>) -> Option<JsonObject> {
     let text = text.as_deref()?;
     Some(serde_json::from_str(text.get()).unwrap_or_default())
@@ -186,6 +199,48 @@ mod tests {
             assert!(!refused.err().unwrap().contains(" at line "), "{bad}");
         }
         assert!(CallParams::read(None).is_err(), "no name");
+    }
+
+    /// Nested past serde_json's limit, the arguments could not be read as a map: refused at
+    /// once, as when they were read as one up front; nested within it, kept as text and read
+    /// whole when asked for.
+    #[test]
+    fn arguments_nested_too_deep_are_refused_and_others_kept() {
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"name":"t","arguments":{}1{}}}"#,
+                r#"{"a":"#.repeat(depth),
+                "}".repeat(depth)
+            )
+        };
+        let refused = CallParams::read(Some(&raw(&nested(200)))).err().unwrap();
+        assert!(refused.contains("recursion limit"), "{refused}");
+        let kept = CallParams::read(Some(&raw(&nested(120)))).unwrap();
+        let args = Arguments::text(kept.arguments);
+        let mut depth = 0;
+        let mut at = args.object().map(|o| Value::Object(o.clone()));
+        while let Some(Value::Object(o)) = at {
+            depth += 1;
+            at = o.get("a").cloned();
+        }
+        assert_eq!(depth, 120);
+        // Brackets inside strings only make the check run; they are not nesting.
+        let in_strings = format!(
+            r#"{{"name":"t","arguments":{{"s":"{}"}}}}"#,
+            "{[".repeat(100)
+        );
+        assert!(CallParams::read(Some(&raw(&in_strings))).is_ok());
+        let meta = format!(
+            r#"{{"name":"t","_meta":{}1{}}}"#,
+            r#"{"a":"#.repeat(200),
+            "}".repeat(200)
+        );
+        assert!(
+            CallParams::read(Some(&raw(&meta)))
+                .err()
+                .unwrap()
+                .starts_with("`_meta`: ")
+        );
     }
 
     #[test]

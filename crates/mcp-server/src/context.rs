@@ -198,7 +198,7 @@ impl Context {
             return Some(meta);
         }
         let text = self.inner.meta_text.get()?;
-        // The router kept only a JSON object, which always reads as a map.
+        // The router kept only a JSON object it checked reads as a map (`CallParams::read`).
         Some(
             self.inner
                 .meta
