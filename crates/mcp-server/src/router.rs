@@ -133,30 +133,25 @@ fn dispatch(
     let cache = &inner.cache;
     match request {
         ClientRequest::ListTools(p) if caps.tools => {
-            let list = List {
-                registry: &inner.tools,
-                field: "tools",
-                filter: filters.tools.as_ref(),
-                hints: cache.tools,
-            };
+            let list = List::new(&inner.tools, "tools", filters.tools.as_ref(), cache.tools);
             ready(router.list(list, p.cursor, &cx))
         }
         ClientRequest::ListResources(p) if caps.resources => {
-            let list = List {
-                registry: &inner.resources,
-                field: "resources",
-                filter: filters.resources.as_ref(),
-                hints: cache.resources,
-            };
+            let list = List::new(
+                &inner.resources,
+                "resources",
+                filters.resources.as_ref(),
+                cache.resources,
+            );
             ready(router.list(list, p.cursor, &cx))
         }
         ClientRequest::ListResourceTemplates(p) if caps.resources => {
-            let list = List {
-                registry: &inner.templates,
-                field: "resourceTemplates",
-                filter: filters.templates.as_ref(),
-                hints: cache.templates,
-            };
+            let list = List::new(
+                &inner.templates,
+                "resourceTemplates",
+                filters.templates.as_ref(),
+                cache.templates,
+            );
             ready(router.list(list, p.cursor, &cx))
         }
         ClientRequest::ReadResource(mut p) if caps.resources => {
@@ -179,12 +174,12 @@ fn dispatch(
             ready(respond(&EmptyResult::default()))
         }
         ClientRequest::ListPrompts(p) if caps.prompts => {
-            let list = List {
-                registry: &inner.prompts,
-                field: "prompts",
-                filter: filters.prompts.as_ref(),
-                hints: cache.prompts,
-            };
+            let list = List::new(
+                &inner.prompts,
+                "prompts",
+                filters.prompts.as_ref(),
+                cache.prompts,
+            );
             ready(router.list(list, p.cursor, &cx))
         }
         ClientRequest::GetPrompt(mut p) if caps.prompts => {
@@ -215,6 +210,22 @@ struct List<'a, T> {
     field: &'static str,
     filter: Option<&'a Filter<T>>,
     hints: CacheHints,
+}
+
+impl<'a, T> List<'a, T> {
+    fn new(
+        registry: &'a Registry<T>,
+        field: &'static str,
+        filter: Option<&'a Filter<T>>,
+        hints: CacheHints,
+    ) -> Self {
+        List {
+            registry,
+            field,
+            filter,
+            hints,
+        }
+    }
 }
 
 impl Router<'_> {
