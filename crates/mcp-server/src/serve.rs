@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt as _;
+use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 
 use mcp_jsonrpc::{
@@ -161,9 +162,12 @@ impl Server {
         let _guard = self.register_session(session.clone());
         // The notifier waits on four sources; polled beside the connection on every wake-up
         // (every request), it cost about 0.9k instructions per request (callgrind on the HTTP
-        // bench). In a `FuturesUnordered` it is polled only when one of them woke it.
-        let mut notify: FuturesUnordered<_> =
-            std::iter::once(notifier(self.clone(), session, peer, log_rx)).collect();
+        // bench). In a `FuturesUnordered` it is polled only when one of them woke it. Boxed:
+        // the set's stub task is as large as the future type it holds, and the notifier's
+        // (880 bytes) would have been kept twice by every idle session (dhat).
+        let notifier: BoxFuture<'static, std::convert::Infallible> =
+            Box::pin(notifier(self.clone(), session, peer, log_rx));
+        let mut notify: FuturesUnordered<_> = std::iter::once(notifier).collect();
         tokio::select! {
             biased;
             result = connection.run() => result.map_err(Error::from),
