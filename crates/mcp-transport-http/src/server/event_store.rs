@@ -256,6 +256,23 @@ impl EventStore for InMemoryEventStore {
     }
 }
 
+/// Stores an event; on a store error the event still goes out, without an id (it could not be
+/// replayed, and a client must not resume from an id the store does not know).
+pub(super) async fn append_or_log(
+    store: &dyn EventStore,
+    session: &str,
+    stream: StreamId,
+    data: Bytes,
+) -> Option<String> {
+    match store.append(session, stream, data).await {
+        Ok(id) => Some(id),
+        Err(e) => {
+            tracing::warn!(session, error = %e, "event store: an event could not be stored");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,8 +12,10 @@ use tokio::sync::mpsc;
 
 use super::error::Error;
 use super::event_store::StreamId;
+use super::event_store::append_or_log;
+use super::outbound::{Destination, StoredSend};
 use super::routing::{Frames, Mode, Queued};
-use super::session::{Destination, Session, SessionKind, StoredSend, append_or_log};
+use super::session::{Session, SessionKind};
 use super::sse::{self, Frame};
 
 /// What the session factory learns about a new session.

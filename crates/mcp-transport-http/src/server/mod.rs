@@ -198,6 +198,7 @@ mod handlers;
 mod holders;
 mod legacy;
 mod modern;
+mod outbound;
 mod registry;
 mod remote;
 mod respond;

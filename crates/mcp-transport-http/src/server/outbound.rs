@@ -1,0 +1,156 @@
+//! Where a session's outbound messages go: [`Session::route`] picks each message's stream
+//! (by the rule in `routing`) and its destination (the POST waiting for a plain JSON answer,
+//! or the stream's queue), and [`Session::frames`] stores and frames an SSE event.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use bytes::Bytes;
+use mcp_jsonrpc::Message;
+use tokio::sync::{mpsc, oneshot};
+
+use super::event_store::{StreamId, append_or_log};
+use super::routing::{Frames, Mode, Opening, RouteState};
+use super::session::{Session, SessionKind};
+use super::sse::{self, Frame};
+
+impl Session {
+    /// Decides where an outbound message goes and records it: the stream's queue (`None` if
+    /// its connection is gone: the message is kept for replay only), whether it goes as plain
+    /// JSON, and whether a priming event must precede it.
+    pub(super) fn route(&self, msg: &Message) -> Option<Routed> {
+        self.route_locked(&mut self.lock(), msg)
+    }
+
+    /// Routes `msg` if it goes as plain JSON (the whole answer to its POST: nothing went to
+    /// that stream before it, and nothing can after), else leaves everything as it was
+    /// (`None`). Such a message is never stored, so it needs no place in the order of the
+    /// event store's appends ([`Session::order`]), unless sends before it are still waiting
+    /// there (the connection creates the futures of several sends before awaiting them, and
+    /// a log message sent before the answer must be routed first).
+    pub(super) fn route_plain(&self, msg: &Message) -> Option<Option<Routed>> {
+        if self.stored_sends.load(Ordering::Acquire) != 0 {
+            return None;
+        }
+        let mut st = self.lock();
+        if self.kind == SessionKind::Legacy || !st.answers_plain(msg) {
+            return None;
+        }
+        Some(self.route_locked(&mut st, msg))
+    }
+
+    fn route_locked(&self, st: &mut RouteState, msg: &Message) -> Option<Routed> {
+        let (stream, completes) = st.target(msg, self.kind == SessionKind::Legacy);
+        let stream = stream?;
+        let Some(slot) = st.streams.get_mut(&stream) else {
+            tracing::debug!(stream, "no stream for an outbound message; dropped");
+            return None;
+        };
+        let json = slot.mode == Mode::Undecided && completes;
+        let mut prime = false;
+        let to = if json {
+            slot.opening
+                .take()
+                .filter(|opening| !opening.is_closed())
+                .map(Destination::Answer)
+        } else {
+            if slot.mode == Mode::Undecided {
+                slot.open_sse(self.config.stream_queue);
+                prime = slot.prime && self.store().is_some();
+            }
+            slot.live_tx().cloned().map(Destination::Queue)
+        };
+        if to.is_none() {
+            tracing::debug!(stream, "stream not connected; message kept for replay only");
+        }
+        if completes {
+            st.streams.remove(&stream);
+            self.after_completion(st);
+        }
+        Some(Routed {
+            to,
+            stream: StreamId(stream),
+            json,
+            prime,
+        })
+    }
+
+    /// The frames of a message routed to an SSE stream: stored first (when the session has
+    /// an event store), so that an event the client sees can always be replayed.
+    pub(super) async fn frames(&self, routed: &Routed, data: Bytes) -> Frames {
+        let Some((store, sid)) = self.store() else {
+            return Frames(None, unstored_event(&data));
+        };
+        let mut priming = None;
+        if routed.prime {
+            let id = append_or_log(store, sid, routed.stream, Bytes::new()).await;
+            priming = Some(Frame(sse::event(
+                id.as_deref(),
+                Some(self.config.sse_retry),
+                None,
+                b"",
+            )));
+        }
+        let id = append_or_log(store, sid, routed.stream, data.clone()).await;
+        Frames(
+            priming,
+            Frame(sse::event(id.as_deref(), None, Some("message"), &data)),
+        )
+    }
+}
+
+/// A send on its way through [`Session::order`], counted from its creation to its end.
+pub(crate) struct StoredSend(Arc<Session>);
+
+impl StoredSend {
+    pub(crate) fn new(session: Arc<Session>) -> Self {
+        session.stored_sends.fetch_add(1, Ordering::AcqRel);
+        StoredSend(session)
+    }
+}
+
+impl Drop for StoredSend {
+    fn drop(&mut self) {
+        self.0.stored_sends.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Where [`Session::route`] sends an outbound message.
+pub(crate) struct Routed {
+    /// `None` when no connection carries its stream.
+    pub(super) to: Option<Destination>,
+    stream: StreamId,
+    /// The message is the whole answer to a POST: plain JSON, never stored.
+    pub(super) json: bool,
+    /// A priming event goes first (the stream just became SSE).
+    prime: bool,
+}
+
+/// Where a routed message goes.
+pub(super) enum Destination {
+    /// The POST waiting for its plain JSON answer.
+    Answer(oneshot::Sender<Opening>),
+    /// An SSE stream's queue.
+    Queue(mpsc::Sender<Frame>),
+}
+
+impl Routed {
+    /// Hands a plain JSON answer to its POST (then `None`), or makes the message an SSE
+    /// event without an id (a session without an event store) for its stream's queue
+    /// (`None` when no connection carries the stream).
+    pub(super) fn unstored(self, data: Bytes) -> Option<(mpsc::Sender<Frame>, Frame)> {
+        match self.to? {
+            Destination::Answer(answer) => {
+                // Fails only if the client went away meanwhile.
+                let _ = answer.send(Opening::Json(data));
+                None
+            }
+            Destination::Queue(tx) => Some((tx, unstored_event(&data))),
+        }
+    }
+}
+
+/// An SSE event that is not stored: no event id.
+fn unstored_event(data: &[u8]) -> Frame {
+    Frame(sse::event(None, None, Some("message"), data))
+}
