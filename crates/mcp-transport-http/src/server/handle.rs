@@ -11,8 +11,7 @@ use mcp_jsonrpc::{Id, Message, Transport};
 use tokio::sync::mpsc;
 
 use super::error::Error;
-use super::event_store::StreamId;
-use super::event_store::append_or_log;
+use super::event_store::{StreamId, append_or_log};
 use super::outbound::{Destination, StoredSend};
 use super::routing::{Frames, Mode, Queued};
 use super::session::{Session, SessionKind};
