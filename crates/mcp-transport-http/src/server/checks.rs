@@ -13,7 +13,7 @@ use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
-use http::{HeaderMap, HeaderName, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use mcp_jsonrpc::Message;
 
 use super::respond::{
@@ -94,9 +94,18 @@ pub(crate) fn check_host_origin(shared: &Shared, req: &Request) -> Result<(), Re
 /// or by a wildcard covering it. One pass over the items, whatever the number wanted.
 pub(crate) fn accepts(headers: &HeaderMap, wanted: &[(&str, &str)]) -> bool {
     debug_assert!(wanted.len() <= 8, "a u8 tracks what was found");
+    let values = headers.get_all(ACCEPT);
+    // What clients send (`application/json, text/event-stream`, one header) is matched
+    // without being parsed; anything else is parsed below.
+    let mut iter = values.iter();
+    if let (Some(only), None) = (iter.next(), iter.next())
+        && lists_exactly(only.as_bytes(), wanted)
+    {
+        return true;
+    }
     let all = (1u8 << wanted.len()) - 1;
     let mut found = 0u8;
-    for value in headers.get_all(ACCEPT) {
+    for value in values {
         // Each comma-separated item, its parameters (`;q=...`) dropped. Byte splits: the
         // separators are ASCII, and an item with other bytes matches no media type.
         for item in value.as_bytes().split(|b| *b == b',') {
@@ -115,6 +124,28 @@ pub(crate) fn accepts(headers: &HeaderMap, wanted: &[(&str, &str)]) -> bool {
     found == all
 }
 
+/// Whether `value` is `wanted` itself: each `type/subtype` in that order, joined by `, `.
+fn lists_exactly(value: &[u8], wanted: &[(&str, &str)]) -> bool {
+    let mut rest = value;
+    for (i, (ty, sub)) in wanted.iter().enumerate() {
+        if i > 0 {
+            let Some(after) = rest.strip_prefix(b", ") else {
+                return false;
+            };
+            rest = after;
+        }
+        let Some(after) = rest
+            .strip_prefix(ty.as_bytes())
+            .and_then(|r| r.strip_prefix(b"/"))
+            .and_then(|r| r.strip_prefix(sub.as_bytes()))
+        else {
+            return false;
+        };
+        rest = after;
+    }
+    rest.is_empty()
+}
+
 fn media_matches(media: &[u8], ty: &[u8], sub: &[u8]) -> bool {
     let (t, s) = match media.iter().position(|b| *b == b'/') {
         Some(i) => (&media[..i], &media[i + 1..]),
@@ -125,20 +156,27 @@ fn media_matches(media: &[u8], ty: &[u8], sub: &[u8]) -> bool {
 }
 
 pub(crate) fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
+    let Some(value) = headers.get(CONTENT_TYPE) else {
+        return false;
+    };
+    // What clients send, compared as it is; anything else is parsed.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    value
+        .to_str()
+        .ok()
         .map(|v| v.split(';').next().unwrap_or("").trim())
         .is_some_and(|v| v.eq_ignore_ascii_case("application/json"))
 }
 
-/// The `MCP-Protocol-Version` header, checked against the supported revisions (the
+/// The `MCP-Protocol-Version` header's `value`, checked against the supported revisions (the
 /// configuration's own string: no copy per request).
 pub(crate) fn protocol_version<'a>(
     shared: &'a Shared,
-    headers: &HeaderMap,
+    value: Option<&HeaderValue>,
 ) -> Result<Option<&'a str>, Response> {
-    let Some(value) = headers.get(PROTOCOL_VERSION) else {
+    let Some(value) = value else {
         return Ok(None);
     };
     let supported = value
@@ -169,7 +207,16 @@ pub(crate) fn find_session(
     headers: &HeaderMap,
     extensions: &http::Extensions,
 ) -> Result<Arc<Session>, Response> {
-    let Some(id) = session_header(headers) else {
+    find_named_session(shared, session_header(headers), extensions)
+}
+
+/// [`find_session`] with the header's value `id` already read.
+pub(crate) fn find_named_session(
+    shared: &Shared,
+    id: Option<&str>,
+    extensions: &http::Extensions,
+) -> Result<Arc<Session>, Response> {
+    let Some(id) = id else {
         return Err(reject_msg(
             StatusCode::BAD_REQUEST,
             SERVER_ERROR,
@@ -322,6 +369,46 @@ mod tests {
         let pinned = vec!["https://app.example".to_owned()];
         assert!(origin_allowed(&pinned, "https://app.example"));
         assert!(!origin_allowed(&pinned, "http://app.example:81"));
+    }
+
+    #[test]
+    fn the_usual_accept_is_matched_as_it_is_and_the_rest_is_parsed() {
+        let both = [("application", "json"), ("text", "event-stream")];
+        assert!(lists_exactly(b"application/json, text/event-stream", &both));
+        // Anything else goes to the parser, which still accepts these ...
+        for other in [
+            "text/event-stream, application/json",
+            "application/json,text/event-stream",
+            "Application/JSON, text/event-stream",
+            "application/json, text/event-stream, */*",
+        ] {
+            assert!(!lists_exactly(other.as_bytes(), &both), "{other}");
+            let mut h = HeaderMap::new();
+            h.insert(ACCEPT, HeaderValue::from_str(other).unwrap());
+            assert!(accepts(&h, &both), "{other}");
+        }
+        // ... and refuses these.
+        for short in ["application/json", "application/json, text/event-strea", ""] {
+            assert!(!lists_exactly(short.as_bytes(), &both), "{short}");
+            let mut h = HeaderMap::new();
+            h.insert(ACCEPT, HeaderValue::from_str(short).unwrap());
+            assert!(!accepts(&h, &both), "{short}");
+        }
+    }
+
+    #[test]
+    fn content_type_json_with_or_without_parameters() {
+        let mut h = HeaderMap::new();
+        assert!(!is_json(&h));
+        for (value, json) in [
+            ("application/json", true),
+            ("Application/JSON; charset=utf-8", true),
+            ("application/jsonx", false),
+            ("text/plain", false),
+        ] {
+            h.insert(CONTENT_TYPE, HeaderValue::from_static(value));
+            assert_eq!(is_json(&h), json, "{value}");
+        }
     }
 
     #[test]

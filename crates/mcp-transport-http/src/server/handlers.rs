@@ -16,8 +16,8 @@ use mcp_jsonrpc::{ErrorCode, ErrorObject, Message};
 use mcp_types::{Initialize, ProtocolVersion, Request as _};
 
 use super::checks::{
-    LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID, accepts, check_host_origin, decode, find_session,
-    is_json, protocol_version, read_body, session_header,
+    LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID, accepts, check_host_origin, decode,
+    find_named_session, find_session, is_json, protocol_version, read_body, session_header,
 };
 use super::config::SessionMode;
 use super::directory::SessionRecord;
@@ -39,14 +39,18 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) ->
     }
     let stateless = shared.config.mode == SessionMode::Stateless;
     // A session another instance holds: forwarded there, or taken over.
-    let req = match (&shared.config.directory, session_header(req.headers())) {
-        (Some(directory), Some(id)) if !stateless && shared.registry.get(id).is_none() => {
-            let id = id.to_owned();
-            match remote::resolve(&shared, directory, &id, req).await {
-                remote::Resolved::Local(req) => req,
-                remote::Resolved::Answered(response) => return response,
+    // (The session header is read here only when there is a directory.)
+    let req = match &shared.config.directory {
+        Some(directory) if !stateless => match session_header(req.headers()) {
+            Some(id) if shared.registry.get(id).is_none() => {
+                let id = id.to_owned();
+                match remote::resolve(&shared, directory, &id, req).await {
+                    remote::Resolved::Local(req) => req,
+                    remote::Resolved::Answered(response) => return response,
+                }
             }
-        }
+            _ => req,
+        },
         _ => req,
     };
     match *req.method() {
@@ -85,11 +89,12 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     let msg = decode(&shared, &body)?;
     drop(body);
 
-    let has_session = session_header(&parts.headers).is_some();
+    let session_id = session_header(&parts.headers);
+    let has_session = session_id.is_some();
     if !has_session && modern::is_modern(header_version, &msg) {
         return post_modern(&shared, parts, header_version, msg).await;
     }
-    let version = protocol_version(&shared, &parts.headers)?;
+    let version = protocol_version(&shared, header_value.as_ref())?;
     let mode = shared.config.mode;
     let is_initialize = matches!(&msg, Message::Request(r) if r.method == Initialize::METHOD);
     if mode == SessionMode::Stateless
@@ -99,7 +104,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
     }
     let (session, new) = if has_session {
         (
-            find_session(&shared, &parts.headers, &parts.extensions)?,
+            find_named_session(&shared, session_id, &parts.extensions)?,
             false,
         )
     } else if is_initialize {
@@ -396,7 +401,7 @@ async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
             "Not Acceptable: Accept must list text/event-stream",
         ));
     }
-    let version = protocol_version(&shared, headers)?;
+    let version = protocol_version(&shared, headers.get(PROTOCOL_VERSION))?;
     let session = find_session(&shared, headers, req.extensions())?;
     let last = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok());
     let effective = session.effective_version(version);
@@ -422,7 +427,7 @@ async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
 }
 
 fn delete(shared: &Shared, req: &Request) -> Result<Response, Response> {
-    protocol_version(shared, req.headers())?;
+    protocol_version(shared, req.headers().get(PROTOCOL_VERSION))?;
     let session = find_session(shared, req.headers(), req.extensions())?;
     session.end();
     Ok(status_only(StatusCode::OK))
