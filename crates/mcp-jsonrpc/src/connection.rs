@@ -356,10 +356,10 @@ impl<H: Handler> Driver<H> {
             }
             if let Some(sending) = self.sending.as_mut() {
                 match sending.as_mut().poll(cx) {
-                    Poll::Ready(Ok(())) => {
-                        self.sending = None;
-                        progressed = true;
-                    }
+                    // Not progress that needs another turn: what a finished write allows
+                    // (the next write) is looked at further down this turn, and the queues'
+                    // counts it frees were released when it started.
+                    Poll::Ready(Ok(())) => self.sending = None,
                     Poll::Ready(Err(e)) => {
                         self.sending = None;
                         return Poll::Ready(Step::SendFailed(e));

@@ -57,6 +57,9 @@ pub(crate) struct Shared {
     pub(crate) waker: AtomicWaker,
     batching: AtomicBool,
     close_requested: AtomicBool,
+    /// `state.cancels` may hold something: the driver, which looks for cancellations on every
+    /// turn, takes the lock only then.
+    cancels_waiting: AtomicBool,
     pub(crate) protocol: Protocol,
     default_timeout: Option<Duration>,
     /// Set once the driver has stopped; `finished_notify` wakes [`Peer::closed`]. (Not a
@@ -73,6 +76,7 @@ impl Shared {
             waker: AtomicWaker::new(),
             batching: AtomicBool::new(config.batching),
             close_requested: AtomicBool::new(false),
+            cancels_waiting: AtomicBool::new(false),
             protocol: config.protocol.clone(),
             default_timeout: config.default_timeout,
             finished: AtomicBool::new(false),
@@ -102,12 +106,13 @@ impl Shared {
     }
 
     pub(crate) fn take_cancels(&self) -> Vec<(Id, &'static str)> {
-        let mut st = self.lock();
-        if st.cancels.is_empty() {
-            Vec::new()
-        } else {
-            std::mem::take(&mut st.cancels)
+        if !self.cancels_waiting.load(Ordering::Acquire) {
+            return Vec::new();
         }
+        let mut st = self.lock();
+        // Cleared under the lock that `abandon` sets it under: none is missed.
+        self.cancels_waiting.store(false, Ordering::Relaxed);
+        std::mem::take(&mut st.cancels)
     }
 
     /// Delivers a response; `false` if no request with this id is pending.
@@ -179,6 +184,7 @@ impl Shared {
         }
         if sent && st.closed.is_none() {
             st.cancels.push((id.clone(), reason));
+            self.cancels_waiting.store(true, Ordering::Release);
             drop(st);
             self.waker.wake();
         }

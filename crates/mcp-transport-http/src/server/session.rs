@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
@@ -60,6 +60,8 @@ pub(crate) struct Session {
     pub(crate) owner: Owner,
     state: Mutex<RouteState>,
     pub(crate) ended: CancellationToken,
+    /// `ended` cancelled, readable without its lock (asked several times per request).
+    ended_flag: AtomicBool,
     /// The session's transport waiting in `recv`, woken by [`Session::end`] (cheaper to wait
     /// on, three times per request, than a future of `ended`).
     pub(super) reader: AtomicWaker,
@@ -131,6 +133,7 @@ impl Session {
                 ..RouteState::default()
             }),
             ended: CancellationToken::new(),
+            ended_flag: AtomicBool::new(false),
             reader: AtomicWaker::new(),
             registry,
             order: tokio::sync::Mutex::new(()),
@@ -155,7 +158,7 @@ impl Session {
     }
 
     pub(crate) fn is_ended(&self) -> bool {
-        self.ended.is_cancelled()
+        self.ended_flag.load(Ordering::Acquire)
     }
 
     /// The protocol revision to assume for a request: its header, else the negotiated one,
@@ -382,6 +385,7 @@ impl Session {
             st.progress.clear();
             st.outbound_requests.clear();
         }
+        self.ended_flag.store(true, Ordering::Release);
         self.ended.cancel();
         self.reader.wake();
         if let Some(id) = &self.id
