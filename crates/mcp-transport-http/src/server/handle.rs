@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::error::Error;
 use super::event_store::{StreamId, append_or_log};
 use super::outbound::{Destination, StoredSend};
-use super::routing::{Frames, Mode, Queued};
+use super::routing::{Frames, Queued};
 use super::session::{Session, SessionKind};
 use super::sse::{self, Frame};
 
@@ -229,7 +229,7 @@ impl SessionHandle {
             let Some(slot) = st.streams.get_mut(&stream) else {
                 return false;
             };
-            let prime = slot.mode == Mode::Undecided;
+            let prime = slot.is_undecided();
             if prime {
                 // The POST answers with an SSE stream; its connection closes after the
                 // priming event (the sender is taken below).

@@ -10,7 +10,7 @@ use mcp_jsonrpc::Message;
 use tokio::sync::{mpsc, oneshot};
 
 use super::event_store::{StreamId, append_or_log};
-use super::routing::{Frames, Mode, Opening, RouteState};
+use super::routing::{Frames, Opening, RouteState};
 use super::session::{Session, SessionKind};
 use super::sse::{self, Frame};
 
@@ -46,7 +46,7 @@ impl Session {
             tracing::debug!(stream, "no stream for an outbound message; dropped");
             return None;
         };
-        let json = slot.mode == Mode::Undecided && completes;
+        let json = slot.is_undecided() && completes;
         let mut prime = false;
         let to = if json {
             slot.opening
@@ -54,7 +54,7 @@ impl Session {
                 .filter(|opening| !opening.is_closed())
                 .map(Destination::Answer)
         } else {
-            if slot.mode == Mode::Undecided {
+            if slot.is_undecided() {
                 slot.open_sse(self.config.stream_queue);
                 prime = slot.prime && self.store().is_some();
             }

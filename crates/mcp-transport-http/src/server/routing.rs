@@ -20,13 +20,6 @@ use super::event_store::StreamId;
 use super::sse::Frame;
 use crate::ids::{wire_id, wire_token};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Mode {
-    /// Nothing sent yet: the POST handler is waiting for its [`Opening`].
-    Undecided,
-    Sse,
-}
-
 /// How a POST's answer starts, once the first message for its stream is routed.
 #[derive(Debug)]
 pub(crate) enum Opening {
@@ -38,14 +31,14 @@ pub(crate) enum Opening {
 
 #[derive(Debug)]
 pub(super) struct Slot {
-    /// While [`Mode::Undecided`]: where the POST waits for its [`Opening`]. The stream's queue
-    /// is made only if it turns to SSE, so that an answer sent as plain JSON (the usual case)
-    /// costs no channel (a tokio channel is two blocks past the 1 KiB glibc's per-thread
-    /// cache keeps, one of them cache-aligned; dhat and callgrind on the HTTP bench).
+    /// Where the POST waits for its [`Opening`], while nothing was sent on the stream (it is
+    /// undecided: see [`Slot::is_undecided`]). The stream's queue is made only if it turns to
+    /// SSE, so that an answer sent as plain JSON (the usual case) costs no channel (a tokio
+    /// channel is two blocks past the 1 KiB glibc's per-thread cache keeps, one of them
+    /// cache-aligned; dhat and callgrind on the HTTP bench).
     pub(super) opening: Option<oneshot::Sender<Opening>>,
     /// The SSE stream's queue, `None` while no connection carries it.
     pub(super) tx: Option<mpsc::Sender<Frame>>,
-    pub(super) mode: Mode,
     /// Requests of this stream still waiting for their response (0 for the standalone one).
     pub(super) pending: usize,
     /// Whether switching to SSE starts with a priming event.
@@ -58,10 +51,16 @@ impl Slot {
         Slot {
             opening: None,
             tx,
-            mode: Mode::Sse,
             pending,
             prime: false,
         }
+    }
+
+    /// Nothing was sent on the stream yet: its POST waits for the [`Opening`] (plain JSON
+    /// or SSE). Once it is decided (SSE, or the JSON answer taken, which ends the slot),
+    /// `opening` is `None` for good.
+    pub(super) fn is_undecided(&self) -> bool {
+        self.opening.is_some()
     }
 
     pub(super) fn live_tx(&self) -> Option<&mpsc::Sender<Frame>> {
@@ -71,7 +70,6 @@ impl Slot {
     /// Turns an undecided stream to SSE: makes its queue and hands it to the waiting POST.
     /// The queue's sender is kept only if the POST is still there to read it.
     pub(super) fn open_sse(&mut self, capacity: usize) {
-        self.mode = Mode::Sse;
         if let Some(opening) = self.opening.take() {
             let (tx, rx) = mpsc::channel(capacity);
             if opening.send(Opening::Sse(rx)).is_ok() {
@@ -181,7 +179,7 @@ impl RouteState {
         r.id.as_ref()
             .and_then(|id| self.requests.get(id))
             .and_then(|inflight| self.streams.get(&inflight.stream))
-            .is_some_and(|slot| slot.mode == Mode::Undecided && slot.pending == 1)
+            .is_some_and(|slot| slot.is_undecided() && slot.pending == 1)
     }
 
     /// The single in-flight request's stream, else the standalone stream.

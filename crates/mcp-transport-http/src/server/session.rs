@@ -18,8 +18,7 @@ use super::config::Config;
 use super::driven::Driven;
 use super::event_store::{EventStore, StreamId, append_or_log};
 use super::routing::{
-    InFlight, Inbound, Mode, Opening, Queued, RouteState, Slot, cancelled_request,
-    request_progress_token,
+    InFlight, Inbound, Opening, Queued, RouteState, Slot, cancelled_request, request_progress_token,
 };
 use super::sse::{self, Frame};
 
@@ -217,7 +216,6 @@ impl Session {
             Slot {
                 opening: Some(opening),
                 tx: None,
-                mode: Mode::Undecided,
                 pending: requests.len(),
                 prime,
             },
@@ -324,7 +322,6 @@ impl Session {
         // A resumed stream takes over from a connection that may not have noticed its end.
         slot.tx = Some(tx);
         slot.opening = None;
-        slot.mode = Mode::Sse;
         Ok((prefix, Some(rx)))
     }
 
