@@ -156,6 +156,7 @@ mod registry;
 mod request_state;
 mod resource;
 mod router;
+mod schema;
 mod serve;
 mod server;
 pub mod service;
@@ -163,6 +164,7 @@ mod session_state;
 pub mod session_store;
 pub mod tasks;
 mod tool;
+mod tool_result;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
 mod uri_template;
@@ -238,9 +240,10 @@ pub use server::{MODERN_VERSIONS, STATEFUL_VERSIONS, Server};
 pub use service::{IntoMcpResponse, McpRequest, McpResponse, McpService, ToolCall, ToolService};
 pub use session_state::Session;
 pub use session_store::{InMemorySessionStore, SessionSnapshot, SessionStore};
+pub use tool::Tool;
 #[cfg(feature = "schemars")]
-pub use tool::Json;
-pub use tool::{IntoToolResult, Structured, Tool};
+pub use tool_result::Json;
+pub use tool_result::{IntoToolResult, Structured};
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::McpLogLayer;
 #[doc(hidden)]

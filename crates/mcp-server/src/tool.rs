@@ -1,14 +1,14 @@
-//! Tools: [`Tool`] and the [`IntoToolResult`] conversions of handler return values.
+//! Tools: [`Tool`], its definition and its handler (what a handler returns is in
+//! `tool_result`, schemas in `schema`).
 
 use std::fmt;
 use std::future::ready;
 use std::sync::Arc;
 
 use mcp_types::{
-    CallToolResult, ContentBlock, ErrorCode, HeaderParam, Icon, JsonObject, McpParamHeaders, Meta,
-    ToolAnnotations, ToolExecution, ToolTaskSupport,
+    CallToolResult, HeaderParam, Icon, JsonObject, McpParamHeaders, Meta, ToolAnnotations,
+    ToolExecution, ToolTaskSupport,
 };
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -16,10 +16,14 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::arguments::Arguments;
-use crate::error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
+use crate::error::{BoxError, Error, HandlerError, Result};
 use crate::handler::{BoxFuture, HandlerFn};
 use crate::registry::Entry;
+#[cfg(feature = "schemars")]
+use crate::schema::schema_object;
+use crate::schema::{invalid_arguments, raw_validator};
 use crate::service::{ToolCall, ToolService};
+use crate::tool_result::IntoToolResult;
 
 /// A tool: its definition (as listed in `tools/list`) and its handler.
 ///
@@ -34,7 +38,7 @@ use crate::service::{ToolCall, ToolService};
 /// The handler is an async function or closure taking the arguments (except for
 /// [`Tool::new`]) followed by any [extractors](crate::FromContext): the [`Context`](crate::Context),
 /// application [`State`](crate::State), and more (see [`HandlerFn`]). It returns anything
-/// implementing [`IntoToolResult`]: text, content blocks, [`Json`] for structured output, a
+/// implementing [`IntoToolResult`]: text, content blocks, [`Json`](crate::Json) for structured output, a
 /// `CallToolResult`, or a `Result` of those (an `Err` becomes a result with `isError: true`
 /// and the error's text).
 ///
@@ -144,7 +148,7 @@ impl Tool {
     /// (derived once, here). Arguments that do not deserialize are refused with -32602
     /// `Invalid arguments for tool <name>: ...` before the handler runs.
     ///
-    /// If the handler returns [`Json<T>`] (or a `Result` of it), `T`'s schema becomes the
+    /// If the handler returns [`Json<T>`](crate::Json) (or a `Result` of it), `T`'s schema becomes the
     /// tool's `outputSchema`.
     #[cfg(feature = "schemars")]
     pub fn typed<A, M, F>(name: impl Into<String>, handler: F) -> Tool
@@ -408,7 +412,7 @@ impl Tool {
     }
 
     /// Sets (or with `None` removes) the `outputSchema`, e.g. for a [`Tool::raw`] tool that
-    /// returns [`Structured`] output.
+    /// returns [`Structured`](crate::Structured) output.
     #[must_use]
     pub fn output_schema(mut self, schema: Option<JsonObject>) -> Self {
         self.def.output_schema = schema;
@@ -465,226 +469,5 @@ impl Entry for Tool {
 
     fn definition(&self) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.def)
-    }
-}
-
-fn invalid_arguments(tool: &str, e: impl fmt::Display) -> Error {
-    Error::invalid_params(format!("Invalid arguments for tool {tool}: {e}"))
-}
-
-/// Checks a raw tool's arguments against its schema.
-type Validate = Box<dyn Fn(&JsonObject) -> Result<()> + Send + Sync>;
-
-/// The argument check of a raw tool: the compiled schema.
-#[cfg(feature = "jsonschema")]
-fn raw_validator(tool: &str, schema: &Value) -> Result<Validate> {
-    let validator = jsonschema::validator_for(schema).map_err(|e| Error::InvalidSchema {
-        tool: tool.to_owned(),
-        message: e.to_string(),
-    })?;
-    let tool = tool.to_owned();
-    Ok(Box::new(move |args: &JsonObject| {
-        // The validator takes a `Value`; the arguments are an object inside one.
-        let args = Value::Object(args.clone());
-        let errors: Vec<String> = validator
-            .iter_errors(&args)
-            .map(|e| e.to_string())
-            .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(invalid_arguments(&tool, errors.join("; ")))
-        }
-    }))
-}
-
-/// Without the `jsonschema` feature, raw tools check nothing beyond the arguments being an
-/// object.
-#[cfg(not(feature = "jsonschema"))]
-fn raw_validator(_tool: &str, _schema: &Value) -> Result<Validate> {
-    Ok(Box::new(|_| Ok(())))
-}
-
-/// The JSON Schema of `T` as a JSON object (JSON Schema 2020-12, schemars' defaults).
-#[cfg(feature = "schemars")]
-pub(crate) fn schema_object<T: schemars::JsonSchema>() -> JsonObject {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<T>();
-    match schema.to_value() {
-        Value::Object(o) => o,
-        other => {
-            // `true`/`false` schemas: accept anything or nothing.
-            let mut o = JsonObject::new();
-            if other == Value::Bool(false) {
-                o.insert("not".to_owned(), Value::Object(JsonObject::new()));
-            }
-            o
-        }
-    }
-}
-
-/// What a tool handler may return.
-///
-/// | Return type | Result |
-/// |---|---|
-/// | `String`, `&'static str`, numbers, `bool` | one text block |
-/// | `ContentBlock`, `Vec<ContentBlock>` | those blocks |
-/// | `()` | no content |
-/// | `CallToolResult` | as is |
-/// | [`Json<T>`] | `structuredContent` + a text block with the JSON; `T`'s schema is the `outputSchema` |
-/// | [`Structured<T>`] | `structuredContent` + a text block, no `outputSchema` |
-/// | `Result<T, E:` [`IntoHandlerError`]`>` | `T` as above; `Err` gives `isError: true` with the error's text |
-///
-/// A failing tool is a result, not a protocol error, so the model sees what went wrong. Two
-/// errors are not tool failures, wherever they sit in the error's source chain:
-/// [`Error::InputRequired`] goes to the router (see [`Context`](crate::Context)), and an
-/// [`Error::Rpc`] with code -32042 (URL elicitation required) is sent as that JSON-RPC error.
-/// To answer a call with another JSON-RPC error, refuse it in a [layer](Tool::layer) or an
-/// [extractor](crate::FromContext).
-pub trait IntoToolResult: Send + 'static {
-    /// Converts the value. `Err` is for the errors that are not tool failures (see above).
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError>;
-
-    /// The `outputSchema` implied by the type, if any.
-    fn output_schema() -> Option<JsonObject> {
-        None
-    }
-}
-
-impl IntoToolResult for CallToolResult {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(self)
-    }
-}
-
-impl IntoToolResult for String {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(CallToolResult::text(self))
-    }
-}
-
-impl IntoToolResult for &'static str {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(CallToolResult::text(self))
-    }
-}
-
-impl IntoToolResult for ContentBlock {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(CallToolResult::new(vec![self]))
-    }
-}
-
-impl IntoToolResult for Vec<ContentBlock> {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(CallToolResult::new(self))
-    }
-}
-
-impl IntoToolResult for () {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(CallToolResult::new(Vec::new()))
-    }
-}
-
-macro_rules! text_results {
-    ($($t:ty),*) => {$(
-        impl IntoToolResult for $t {
-            fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-                Ok(CallToolResult::text(self.to_string()))
-            }
-        }
-    )*};
-}
-
-text_results!(
-    bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
-);
-
-impl<T: IntoToolResult, E: IntoHandlerError> IntoToolResult for Result<T, E> {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        match self {
-            Ok(v) => v.into_tool_result(),
-            Err(e) => {
-                let e = e.into_handler_error();
-                if is_protocol_error(&e) {
-                    Err(e)
-                } else {
-                    Ok(CallToolResult::error(e.to_string()))
-                }
-            }
-        }
-    }
-
-    fn output_schema() -> Option<JsonObject> {
-        T::output_schema()
-    }
-}
-
-/// Whether a tool's error is sent as a JSON-RPC error rather than as a failed result.
-fn is_protocol_error(e: &HandlerError) -> bool {
-    match e.as_mcp_error() {
-        // On 2026-07-28 a missing capability is -32021; the router turns it back into a
-        // failed result on earlier revisions.
-        Some(Error::InputRequired | Error::CapabilityNotDeclared(_)) => true,
-        Some(Error::Rpc(obj)) => obj.code == ErrorCode::URL_ELICITATION_REQUIRED,
-        _ => false,
-    }
-}
-
-/// Structured tool output with a schema: `T` becomes `structuredContent` (and, for clients
-/// that read only `content`, a text block with its JSON), and `T`'s JSON Schema becomes the
-/// tool's `outputSchema`. `T` must serialize to a JSON object.
-///
-/// ```
-/// use mcp_server::{Json, Tool};
-/// use schemars::JsonSchema;
-/// use serde::{Deserialize, Serialize};
-///
-/// #[derive(Deserialize, JsonSchema)]
-/// struct Query {
-///     city: String,
-/// }
-///
-/// #[derive(Serialize, JsonSchema)]
-/// struct Weather {
-///     celsius: f64,
-/// }
-///
-/// let tool = Tool::typed("weather", |q: Query| async move {
-///     let _ = q.city;
-///     Json(Weather { celsius: 21.5 })
-/// });
-/// let schema = tool.definition().output_schema.as_ref().unwrap();
-/// assert_eq!(schema["type"], "object");
-/// ```
-#[cfg(feature = "schemars")]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Json<T>(pub T);
-
-#[cfg(feature = "schemars")]
-impl<T: Serialize + schemars::JsonSchema + Send + 'static> IntoToolResult for Json<T> {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Structured(self.0).into_tool_result()
-    }
-
-    fn output_schema() -> Option<JsonObject> {
-        let schema = schema_object::<T>();
-        (schema.get("type") == Some(&Value::String("object".to_owned()))).then_some(schema)
-    }
-}
-
-/// Structured tool output without a derived schema: like [`Json`] but for any `Serialize`
-/// type, leaving the `outputSchema` to [`Tool::output_schema`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Structured<T>(pub T);
-
-impl<T: Serialize + Send + 'static> IntoToolResult for Structured<T> {
-    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        Ok(match serde_json::to_value(&self.0) {
-            Ok(v) => CallToolResult::structured(v),
-            Err(e) => CallToolResult::error(format!("failed to serialize the result: {e}")),
-        })
     }
 }
