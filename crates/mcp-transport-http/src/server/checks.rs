@@ -5,7 +5,10 @@
 // The `Err` of these helpers is the HTTP response to send, built once per rejected request.
 #![allow(clippy::result_large_err)]
 
+use std::future::Future;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -256,12 +259,24 @@ pub(crate) async fn read_body(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<Bytes, Response> {
-    match shared.config.body_read_timeout {
-        Some(timeout) => tokio::time::timeout(timeout, read_body_unbounded(shared, headers, body))
-            .await
-            .unwrap_or_else(|_| Err(body_timeout())),
-        None => read_body_unbounded(shared, headers, body).await,
-    }
+    let Some(timeout) = shared.config.body_read_timeout else {
+        return read_body_unbounded(shared, headers, body).await;
+    };
+    // A body that came with its headers (the usual case) is read in the first poll: the
+    // timer (a clock read, and a timer entry) starts only if that poll waits.
+    let mut read = pin!(read_body_unbounded(shared, headers, body));
+    let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(body) = read.as_mut().poll(cx) {
+            return Poll::Ready(body);
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(body_timeout())),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
 }
 
 /// Reads the body, up to the size limit.
