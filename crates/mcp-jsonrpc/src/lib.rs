@@ -162,7 +162,9 @@ pub use config::{Config, Protocol};
 pub use connection::Connection;
 pub use error::{BoxError, Error, ErrorCode, ErrorObject, Result};
 pub use extensions::Extensions;
-pub use handler::{Handler, NotificationContext, RequestContext, to_raw_value};
+pub use handler::{
+    Handler, NotificationContext, RequestContext, RequestContextParts, to_raw_value,
+};
 pub use message::{Id, InvalidMessage, Message, Notification, ProgressToken, Request, Response};
 pub use peer::{Peer, Progress, RequestOptions};
 pub use tokio_util::sync::CancellationToken;

@@ -23,8 +23,9 @@ use crate::tasks::link::{TaskLink, TaskSlot};
 /// Where the minimum log level for [`Context::log`] comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum LevelSource {
-    /// The session's level, set with `logging/setLevel`.
-    Session(Arc<SessionShared>),
+    /// The session's level, set with `logging/setLevel` (the context's session: not a second
+    /// reference to it per request).
+    Session,
     /// A per-request level (2026-07-28: `_meta` `logLevel`); `None` sends nothing.
     #[allow(dead_code)]
     Fixed(Option<LoggingLevel>),
@@ -351,14 +352,18 @@ impl Context {
     async fn ask<M: mcp_types::Request>(&self, ask: Ask<'_, M>) -> Result<M::Result> {
         match self.inner.task.get() {
             Some(link) => link.ask(&self.inner.peer, ask).await,
-            None => self.inner.input.request(ask).await,
+            None => self.inner.input.request(&self.inner.peer, ask).await,
         }
     }
 
     /// The minimum level the client wants log messages at; `None` if it wants none.
     pub fn log_level(&self) -> Option<LoggingLevel> {
         match &self.inner.level {
-            LevelSource::Session(s) => s.log_level(),
+            LevelSource::Session => self
+                .inner
+                .session
+                .as_ref()
+                .and_then(|s| s.shared().log_level()),
             LevelSource::Fixed(l) => *l,
         }
     }

@@ -15,11 +15,9 @@ use crate::request_state::Sealed;
 /// The channel through which [`Context`] asks the client for input; one per request.
 #[derive(Debug)]
 pub(crate) enum Input {
-    /// Stateful revisions (up to 2025-11-25): a JSON-RPC request over the connection.
-    Peer {
-        peer: Peer,
-        timeout: Option<Duration>,
-    },
+    /// Stateful revisions (up to 2025-11-25): a JSON-RPC request over the connection (the
+    /// context's peer, passed to [`Input::request`]: not a second copy of it per request).
+    Peer { timeout: Option<Duration> },
     /// 2026-07-28: answers come in the retried request's `inputResponses`.
     Stateless(Mutex<StatelessInput>),
     /// A request that cannot ask for input at all (2026-07-28 requests other than
@@ -53,9 +51,14 @@ pub(crate) struct Ask<'a, M: Request> {
 }
 
 impl Input {
-    pub(crate) async fn request<M: Request>(&self, ask: Ask<'_, M>) -> Result<M::Result> {
+    /// Asks through `peer` (the request's connection) or the stateless channel.
+    pub(crate) async fn request<M: Request>(
+        &self,
+        peer: &Peer,
+        ask: Ask<'_, M>,
+    ) -> Result<M::Result> {
         match self {
-            Input::Peer { peer, timeout } => {
+            Input::Peer { timeout } => {
                 let raw = serde_json::value::to_raw_value(&ask.params)?;
                 let options = match timeout {
                     Some(t) => RequestOptions::new().timeout(*t),

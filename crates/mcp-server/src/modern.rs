@@ -176,8 +176,9 @@ pub(crate) async fn serve(
             .map_err(|e| error_object(&e, &version));
     }
 
-    // Shared (not copied) with the handler's `Context`.
-    let extensions = ctx.shared_extensions();
+    // Moved, not copied, into the handler's `Context` (the extensions are shared).
+    let ctx = ctx.into_parts();
+    let extensions = ctx.extensions;
     let with_input = WITH_INPUT.contains(&method);
     let mut binding = None;
     let input = if with_input {
@@ -212,14 +213,14 @@ pub(crate) async fn serve(
             info: meta.client_info,
             capabilities,
         }),
-        peer: ctx.peer().clone(),
-        request_id: ctx.id().clone(),
+        peer: ctx.peer,
+        request_id: ctx.id,
         extensions,
         state: inner.state.clone(),
         session: None,
         level: LevelSource::Fixed(meta.log_level),
-        cancellation: ctx.cancellation().clone(),
-        progress_token: ctx.progress_token().cloned(),
+        cancellation: ctx.cancellation,
+        progress_token: ctx.progress_token,
         input,
     });
     let Request { method, params, .. } = request;

@@ -349,7 +349,7 @@ impl SessionHandler {
             };
             return Either::Left(modern);
         }
-        match self.start_call(request, &ctx) {
+        match self.start_call(request, ctx) {
             Err(answer) => Either::Right(Either::Left(ready(answer))),
             Ok((call, version)) => Either::Right(Either::Right(async move {
                 match call.await {
@@ -380,7 +380,7 @@ impl SessionHandler {
     fn start_call(
         &self,
         request: Request,
-        ctx: &RequestContext,
+        ctx: RequestContext,
     ) -> std::result::Result<Call, Reply> {
         let method = &*request.method;
         if method == <Ping as mcp_types::Request>::METHOD {
@@ -393,7 +393,7 @@ impl SessionHandler {
                     e.message
                 )))
             })?;
-            return Err(self.initialize(params, ctx));
+            return Err(self.initialize(params, &ctx));
         }
         let init = match self.session.init.get() {
             Some(init) => init.clone(),
@@ -406,20 +406,19 @@ impl SessionHandler {
         };
         let version = init.client.version.clone();
         let inner = self.server.inner();
-        // Shared (not copied) with the handler's `Context`.
-        let extensions = ctx.shared_extensions();
+        // Moved, not copied, into the handler's `Context` (the extensions are shared).
+        let ctx = ctx.into_parts();
         let cx = Context::new(ContextParts {
             client: init.client.clone(),
-            peer: ctx.peer().clone(),
-            request_id: ctx.id().clone(),
-            extensions,
+            peer: ctx.peer,
+            request_id: ctx.id,
+            extensions: ctx.extensions,
             state: inner.state.clone(),
             session: Some(self.session.clone()),
-            level: LevelSource::Session(self.session.clone()),
-            cancellation: ctx.cancellation().clone(),
-            progress_token: ctx.progress_token().cloned(),
+            level: LevelSource::Session,
+            cancellation: ctx.cancellation,
+            progress_token: ctx.progress_token,
             input: Input::Peer {
-                peer: ctx.peer().clone(),
                 timeout: inner.client_request_timeout,
             },
         });
