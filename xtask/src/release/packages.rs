@@ -249,6 +249,38 @@ pub(super) struct Packaged {
     pub(super) warnings: Vec<String>,
 }
 
+/// Cargo unpacks the crates it verifies against from the overlay of fresh `.crate` files
+/// into `$CARGO_HOME/registry/src/-<hash>/<name>-<version>/`, and never unpacks one there
+/// again: a second dry run at the same version (after a change to one crate's API that
+/// another uses) would verify against the first run's sources and fail. Those directories of
+/// our crates at `new` are removed first. (The overlay's directories are the ones named
+/// `-<hash>`: a registry with no host; crates.io's are `index.crates.io-<hash>`.)
+fn forget_unpacked(ws: &Workspace, new: &Version) -> Result<()> {
+    let home = match std::env::var_os("CARGO_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for l in &ws.libraries {
+            let unpacked = registry.path().join(format!("{}-{new}", l.name));
+            if unpacked.is_dir() {
+                std::fs::remove_dir_all(&unpacked)
+                    .with_context(|| format!("removing {}", unpacked.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `cargo package` of every library crate in the scratch copy `copy` (its own target
 /// directory, kept between runs), then each `.crate` checked and listed.
 pub(super) fn package(
@@ -257,6 +289,7 @@ pub(super) fn package(
     ws: &Workspace,
     new: &Version,
 ) -> Result<Vec<Packaged>> {
+    forget_unpacked(ws, new)?;
     let mut args = vec!["package".to_owned()];
     for l in &ws.libraries {
         args.extend(["-p".to_owned(), l.name.clone()]);
