@@ -249,32 +249,49 @@ pub(super) struct Packaged {
     pub(super) warnings: Vec<String>,
 }
 
-/// Cargo unpacks the crates it verifies against from the overlay of fresh `.crate` files
-/// into `$CARGO_HOME/registry/src/-<hash>/<name>-<version>/`, and never unpacks one there
-/// again: a second dry run at the same version (after a change to one crate's API that
-/// another uses) would verify against the first run's sources and fail. Those directories of
-/// our crates at `new` are removed first. (The overlay's directories are the ones named
-/// `-<hash>`: a registry with no host; crates.io's are `index.crates.io-<hash>`.)
-fn forget_unpacked(ws: &Workspace, new: &Version) -> Result<()> {
+/// Makes the verification build our crates from this run's packages. Cargo takes a
+/// registry's crate at a given version as immutable, and the overlay of fresh `.crate` files
+/// is a registry: it unpacks each into `$CARGO_HOME/registry/src/-<hash>/<name>-<version>/`
+/// and never again, and reuses what it compiled of it. So a second dry run at the same
+/// version, after a change to one crate's API that another uses, verified against the first
+/// run's build and failed. Removed first: those unpacked sources (the overlay's directories
+/// are the ones named `-<hash>`: a registry with no host; crates.io's are
+/// `index.crates.io-<hash>`) and our crates' fingerprints in `target`, which makes cargo
+/// build them again.
+fn forget_earlier_builds(ws: &Workspace, target: &Path, new: &Version) -> Result<()> {
+    let remove = |dir: &Path| -> Result<()> {
+        std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))
+    };
     let home = match std::env::var_os("CARGO_HOME") {
-        Some(home) => PathBuf::from(home),
-        None => match std::env::var_os("HOME") {
-            Some(home) => PathBuf::from(home).join(".cargo"),
-            None => return Ok(()),
-        },
+        Some(home) => Some(PathBuf::from(home)),
+        None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")),
     };
-    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
-        return Ok(());
-    };
-    for registry in registries.flatten() {
-        if !registry.file_name().to_string_lossy().starts_with('-') {
-            continue;
+    if let Some(home) = home
+        && let Ok(registries) = std::fs::read_dir(home.join("registry").join("src"))
+    {
+        for registry in registries.flatten() {
+            if !registry.file_name().to_string_lossy().starts_with('-') {
+                continue;
+            }
+            for l in &ws.libraries {
+                let unpacked = registry.path().join(format!("{}-{new}", l.name));
+                if unpacked.is_dir() {
+                    remove(&unpacked)?;
+                }
+            }
         }
-        for l in &ws.libraries {
-            let unpacked = registry.path().join(format!("{}-{new}", l.name));
-            if unpacked.is_dir() {
-                std::fs::remove_dir_all(&unpacked)
-                    .with_context(|| format!("removing {}", unpacked.display()))?;
+    }
+    if let Ok(fingerprints) = std::fs::read_dir(target.join("debug").join(".fingerprint")) {
+        for fingerprint in fingerprints.flatten() {
+            let name = fingerprint.file_name().to_string_lossy().into_owned();
+            // `<package name>-<hash>`.
+            let ours = ws.libraries.iter().any(|l| {
+                name.strip_prefix(&l.name)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|hash| hash.bytes().all(|b| b.is_ascii_hexdigit()))
+            });
+            if ours {
+                remove(&fingerprint.path())?;
             }
         }
     }
@@ -289,7 +306,7 @@ pub(super) fn package(
     ws: &Workspace,
     new: &Version,
 ) -> Result<Vec<Packaged>> {
-    forget_unpacked(ws, new)?;
+    forget_earlier_builds(ws, target, new)?;
     let mut args = vec!["package".to_owned()];
     for l in &ws.libraries {
         args.extend(["-p".to_owned(), l.name.clone()]);
