@@ -20,17 +20,6 @@ use crate::input::{Ask, Input};
 use crate::session_state::{ClientState, Session, SessionShared};
 use crate::tasks::link::{TaskLink, TaskSlot};
 
-/// Where the minimum log level for [`Context::log`] comes from.
-#[derive(Debug, Clone)]
-pub(crate) enum LevelSource {
-    /// The session's level, set with `logging/setLevel` (the context's session: not a second
-    /// reference to it per request).
-    Session,
-    /// A per-request level (2026-07-28: `_meta` `logLevel`); `None` sends nothing.
-    #[allow(dead_code)]
-    Fixed(Option<LoggingLevel>),
-}
-
 /// The handler context: one type for tool, resource, prompt and completion handlers.
 ///
 /// It gives the request's progress token and [`report_progress`](Self::report_progress),
@@ -68,7 +57,9 @@ struct ContextInner {
     extensions: Arc<Extensions>,
     state: Arc<Extensions>,
     session: Option<Session>,
-    level: LevelSource,
+    /// The minimum log level of a request without a session (2026-07-28: its `_meta`
+    /// `logLevel`); a session's requests follow the session's level instead.
+    request_level: Option<LoggingLevel>,
     cancellation: CancellationToken,
     progress_token: Option<mcp_jsonrpc::ProgressToken>,
     last_progress: Mutex<Option<f64>>,
@@ -104,7 +95,8 @@ pub(crate) struct ContextParts {
     pub(crate) extensions: Arc<Extensions>,
     pub(crate) state: Arc<Extensions>,
     pub(crate) session: Option<Arc<SessionShared>>,
-    pub(crate) level: LevelSource,
+    /// Read only without a session (see `ContextInner::request_level`).
+    pub(crate) request_level: Option<LoggingLevel>,
     pub(crate) cancellation: CancellationToken,
     pub(crate) progress_token: Option<mcp_jsonrpc::ProgressToken>,
     pub(crate) input: Input,
@@ -120,7 +112,7 @@ impl Context {
                 extensions: parts.extensions,
                 state: parts.state,
                 session: parts.session.map(Session::new),
-                level: parts.level,
+                request_level: parts.request_level,
                 cancellation: parts.cancellation,
                 progress_token: parts.progress_token,
                 last_progress: Mutex::new(None),
@@ -358,13 +350,9 @@ impl Context {
 
     /// The minimum level the client wants log messages at; `None` if it wants none.
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        match &self.inner.level {
-            LevelSource::Session => self
-                .inner
-                .session
-                .as_ref()
-                .and_then(|s| s.shared().log_level()),
-            LevelSource::Fixed(l) => *l,
+        match &self.inner.session {
+            Some(session) => session.shared().log_level(),
+            None => self.inner.request_level,
         }
     }
 

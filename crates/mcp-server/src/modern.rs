@@ -20,7 +20,7 @@ use mcp_types::{
 };
 use serde_json::value::RawValue;
 
-use crate::context::{Context, ContextParts, LevelSource};
+use crate::context::{Context, ContextParts};
 use crate::error::{error_object, is_input_required};
 use crate::input::{Input, StatelessInput};
 use crate::listen::listen;
@@ -218,7 +218,7 @@ pub(crate) async fn serve(
         extensions,
         state: inner.state.clone(),
         session: None,
-        level: LevelSource::Fixed(meta.log_level),
+        request_level: meta.log_level,
         cancellation: ctx.cancellation,
         progress_token: ctx.progress_token,
         input,

@@ -18,7 +18,7 @@ use mcp_types::{
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use crate::context::{Context, ContextParts, LevelSource};
+use crate::context::{Context, ContextParts};
 use crate::error::{Error, Result, error_object, is_input_required};
 use crate::input::Input;
 use crate::modern;
@@ -415,7 +415,7 @@ impl SessionHandler {
             extensions: ctx.extensions,
             state: inner.state.clone(),
             session: Some(self.session.clone()),
-            level: LevelSource::Session,
+            request_level: None,
             cancellation: ctx.cancellation,
             progress_token: ctx.progress_token,
             input: Input::Peer {

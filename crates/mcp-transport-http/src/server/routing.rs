@@ -106,7 +106,6 @@ impl Inbound {
 
 #[derive(Debug, Default)]
 pub(super) struct RouteState {
-    pub(super) ended: bool,
     pub(super) inbound: Option<Inbound>,
     pub(super) streams: PeerKeyed<u64, Slot>,
     pub(super) next_stream: u64,

@@ -59,7 +59,9 @@ pub(crate) struct Session {
     pub(crate) owner: Owner,
     state: Mutex<RouteState>,
     pub(crate) ended: CancellationToken,
-    /// `ended` cancelled, readable without its lock (asked several times per request).
+    /// Whether the session ended ([`Session::is_ended`]). Set by [`Session::end`] under the
+    /// state's lock, so that read under it, it agrees with the state; read without it several
+    /// times per request (`ended`, the token its waiters wait on, locks a mutex to answer).
     ended_flag: AtomicBool,
     /// The session's transport waiting in `recv`, woken by [`Session::end`] (cheaper to wait
     /// on, three times per request, than a future of `ended`).
@@ -185,7 +187,7 @@ impl Session {
     /// Takes a clone of the inbound sender (for notifications and responses).
     pub(crate) fn inbound(&self) -> Result<Inbound, OpenError> {
         let st = self.lock();
-        match (&st.inbound, st.ended) {
+        match (&st.inbound, self.is_ended()) {
             (Some(tx), false) => Ok(tx.clone()),
             _ => Err(OpenError::Ended),
         }
@@ -199,7 +201,7 @@ impl Session {
     ) -> Result<Opened, OpenError> {
         let prime = self.primes(version);
         let mut st = self.lock();
-        let inbound = match (&st.inbound, st.ended) {
+        let inbound = match (&st.inbound, self.is_ended()) {
             (Some(tx), false) => tx.clone(),
             _ => return Err(OpenError::Ended),
         };
@@ -255,7 +257,7 @@ impl Session {
         let Some(last) = last_event_id else {
             let rx = {
                 let mut st = self.lock();
-                if st.ended {
+                if self.is_ended() {
                     return Err(OpenError::Ended);
                 }
                 if st
@@ -288,7 +290,7 @@ impl Session {
             }
         };
         let mut st = self.lock();
-        if st.ended {
+        if self.is_ended() {
             return Err(OpenError::Ended);
         }
         let stream = replay.stream.0;
@@ -372,17 +374,15 @@ impl Session {
     pub(crate) fn end(&self) {
         {
             let mut st = self.lock();
-            if st.ended {
+            if self.ended_flag.swap(true, Ordering::AcqRel) {
                 return;
             }
-            st.ended = true;
             st.inbound = None;
             st.streams.clear();
             st.requests.clear();
             st.progress.clear();
             st.outbound_requests.clear();
         }
-        self.ended_flag.store(true, Ordering::Release);
         self.ended.cancel();
         self.reader.wake();
         if let Some(id) = &self.id
