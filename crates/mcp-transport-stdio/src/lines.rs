@@ -101,8 +101,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     fn take_buffered(&mut self) -> Option<Frame> {
         loop {
-            // memchr: the line scan is on every message's path (already in the tree, via futures).
-            let newline = memchr::memchr(b'\n', &self.buf[self.scanned..]);
+            let newline = find_newline(&self.buf[self.scanned..]);
             let (line_start, end) = match newline {
                 Some(i) => {
                     let end = self.scanned + i;
@@ -212,6 +211,22 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     pub(crate) fn capacity(&self) -> usize {
         self.buf.capacity()
     }
+}
+
+/// The position of the first `\n` in `haystack`.
+///
+/// memchr, because the line scan is on every message's path (the crate is already in the
+/// tree, via futures). On x86_64 its SSE2 searcher: SSE2 is part of that architecture's
+/// baseline, so it needs no detection, while `memchr::memchr` detects AVX2 with CPUID on its
+/// first call, and CPUID traps to the hypervisor in a VM: about 40 µs of a stdio server's
+/// start (`cargo xtask bench`, spawn to initialize), more than SSE2 costs over AVX2 on any
+/// line a peer sends.
+fn find_newline(haystack: &[u8]) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Some(finder) = memchr::arch::x86_64::sse2::memchr::One::new(b'\n') {
+        return finder.find(haystack);
+    }
+    memchr::memchr(b'\n', haystack)
 }
 
 #[cfg(test)]
