@@ -109,10 +109,11 @@ impl InMemoryEventBus {
     ///
     /// Every slot of the ring is allocated and written when the bus is made, which is at
     /// every server's start: 1,024 slots were 18 page faults and about 20 µs of a stdio
-    /// server's spawn to its first answer (`cargo xtask bench`). A subscriber that lags acts
-    /// as if everything it listens to changed, so after a burst of more events than this, a
-    /// session hears of every list and subscribed resource once instead of losing anything.
-    pub const DEFAULT_CAPACITY: usize = 64;
+    /// server's spawn to its first answer (`cargo xtask bench`); 256 are 5. A subscriber that
+    /// lags acts as if everything it listens to changed: nothing is lost, but a session then
+    /// hears of every list and subscribed resource, so the ring still holds a burst of a few
+    /// hundred changes (a server registering its tools one by one) without it.
+    pub const DEFAULT_CAPACITY: usize = 256;
 
     /// A bus on which a subscriber may fall `capacity` events behind (at least 1) before it
     /// is told it lagged.
