@@ -54,6 +54,10 @@ impl<T: Transport> Transport for Recording<T> {
         self.inner.recv().await.map_err(|e| self.slot.record(e))
     }
 
+    fn accept_inline(&mut self, inline: mcp_jsonrpc::InlineRequests) -> bool {
+        self.inner.accept_inline(inline)
+    }
+
     async fn close(&mut self) -> Result<(), SharedError> {
         // A failure to close is not a failure of the connection.
         self.inner

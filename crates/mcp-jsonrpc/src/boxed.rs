@@ -5,6 +5,7 @@ use std::future::Future;
 
 use futures::future::BoxFuture;
 
+use crate::connection::InlineRequests;
 use crate::error::BoxError;
 use crate::message::Message;
 use crate::transport::Transport;
@@ -16,6 +17,7 @@ trait Erased: Send + 'static {
     fn send_many(&mut self, msgs: Vec<Message>) -> BoxFuture<'static, Result<(), BoxError>>;
     fn recv(&mut self) -> BoxFuture<'_, Result<Option<Message>, BoxError>>;
     fn peer_reads_after_end(&self) -> bool;
+    fn accept_inline(&mut self, inline: InlineRequests) -> bool;
     fn close(&mut self) -> BoxFuture<'_, Result<(), BoxError>>;
 }
 
@@ -40,6 +42,10 @@ impl<T: Transport> Erased for T {
 
     fn peer_reads_after_end(&self) -> bool {
         Transport::peer_reads_after_end(self)
+    }
+
+    fn accept_inline(&mut self, inline: InlineRequests) -> bool {
+        Transport::accept_inline(self, inline)
     }
 
     fn close(&mut self) -> BoxFuture<'_, Result<(), BoxError>> {
@@ -131,6 +137,10 @@ impl Transport for BoxTransport {
 
     fn peer_reads_after_end(&self) -> bool {
         self.inner.peer_reads_after_end()
+    }
+
+    fn accept_inline(&mut self, inline: InlineRequests) -> bool {
+        self.inner.accept_inline(inline)
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

@@ -1,5 +1,6 @@
-//! [`Connection`]: the engine that drives one transport. This file holds the loop, the
-//! write side and the shutdown; `inbound.rs` what happens to each message read.
+//! [`Connection`]: the engine that drives one transport. This file holds the loop and the
+//! write side; `inbound.rs` what happens to each message read, `running.rs` a running
+//! handler, `inline.rs` requests run in the transport's task, `end.rs` how it ends.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -12,19 +13,22 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
-use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::error::{BoxError, Error, ErrorObject, Result};
+use crate::error::{BoxError, Error, Result};
 use crate::handler::Handler;
 use crate::message::{Id, Message, Notification, Request, Response};
 use crate::peer::{Peer, Queued, Shared};
 use crate::transport::Transport;
 
+mod end;
 mod inbound;
+mod inline;
 mod running;
+
+pub use inline::{InlineAnswer, InlineCall, InlineRequests};
 
 /// How many rounds [`Driver::poll_step`] makes before yielding to the executor.
 const BUDGET: usize = 64;
@@ -69,17 +73,26 @@ impl<T: Transport, H: Handler> Connection<T, H> {
     /// `transport` whose inbound calls go to `handler`: the handle first and the future that
     /// drives it second, as everywhere in the workspace (`Client::builder().connect()`,
     /// `Redis::connect`). Nothing happens until [`run`](Self::run) is polled.
-    pub fn new(transport: T, handler: H, config: Config) -> (Peer, Self) {
+    pub fn new(mut transport: T, handler: H, config: Config) -> (Peer, Self) {
         let shared = Arc::new(Shared::new(&config));
         let (tx, rx) = mpsc::channel(config.outbound_queue.max(1));
         let peer = Peer::new(shared.clone(), tx);
+        let handler = Arc::new(handler);
+        let max_concurrent = config.max_concurrent_requests.max(1);
+        let inline = Arc::new(inline::Inline::new(
+            handler.clone(),
+            peer.clone(),
+            max_concurrent,
+        ));
+        let inline = transport.accept_inline(inline.handle()).then_some(inline);
         let driver = Driver {
-            handler: Arc::new(handler),
+            handler,
+            inline,
             shared,
             peer: peer.clone(),
             outbound_rx: rx,
             limits: Limits {
-                max_concurrent: config.max_concurrent_requests.max(1),
+                max_concurrent,
                 backlog: config.request_backlog.max(1),
                 notifications: config.notification_queue.max(1),
                 outbound: config.outbound_queue.max(1),
@@ -180,12 +193,6 @@ struct Running {
     batch: Option<u64>,
 }
 
-struct HandlerDone {
-    id: Id,
-    /// `None` if cancelled; `Some(Err(_))` if it panicked.
-    output: Option<std::thread::Result<Result<Box<RawValue>, ErrorObject>>>,
-}
-
 #[derive(Default)]
 struct Batch {
     waiting: usize,
@@ -208,6 +215,8 @@ enum End {
 
 struct Driver<H> {
     handler: Arc<H>,
+    /// The requests the transport runs inline, if it took them ([`InlineRequests`]).
+    inline: Option<Arc<inline::Inline>>,
     shared: Arc<Shared>,
     peer: Peer,
     outbound_rx: mpsc::Receiver<Queued>,
@@ -265,52 +274,6 @@ impl<H: Handler> Driver<H> {
         }
     }
 
-    /// After the end of stream of a peer that still reads
-    /// ([`Transport::peer_reads_after_end`]): answers the requests already read (running, or waiting
-    /// in the backlog) and writes what is queued, reading nothing more, for at most
-    /// [`Config::flush_timeout`]. A stdio client that closed the server's stdin still reads
-    /// its stdout until the server exits, so nothing it sent goes unanswered. The peer's
-    /// answers to our own requests can no longer come: those fail at once.
-    async fn drain<T: Transport>(&mut self, transport: &mut T) -> End {
-        if self.is_idle() {
-            return End::PeerClosed;
-        }
-        self.shared.fail_all("peer closed the connection");
-        let timeout = self.limits.flush_timeout;
-        let work = async {
-            loop {
-                if self.is_idle() {
-                    return End::PeerClosed;
-                }
-                let mut nothing = pin!(std::future::pending::<Result<Option<Message>, T::Error>>());
-                // Wakes on the last send completing too (a step that does nothing else).
-                let step = poll_fn(|cx| match self.poll_step(cx, nothing.as_mut()) {
-                    Poll::Pending if self.is_idle() => Poll::Ready(Step::Recv(Ok(None))),
-                    step => step,
-                });
-                match step.await {
-                    Step::Send => self.sending = Some(self.start_send(transport)),
-                    Step::Recv(_) => {}
-                    // The peer is gone for good: nobody will read the rest.
-                    Step::SendFailed(_) => return End::PeerClosed,
-                    Step::Close => return End::Local,
-                }
-            }
-        };
-        if let Ok(end) = tokio::time::timeout(timeout, work).await {
-            return end;
-        }
-        tracing::warn!(
-            running = self.running.len(),
-            waiting = self.backlog.len(),
-            ?timeout,
-            "requests still unanswered after the peer's end of stream; cancelling them"
-        );
-        self.sending = None;
-        self.write_queue.clear();
-        End::PeerClosed
-    }
-
     /// Nothing running, waiting or left to write.
     fn is_idle(&self) -> bool {
         self.running.is_empty()
@@ -333,18 +296,44 @@ impl<H: Handler> Driver<H> {
         if count == 1
             && let Some(out) = self.write_queue.pop_front()
         {
+            let from_peer = usize::from(out.kind == Kind::Peer);
             let fut = transport.send(out.uncount(responses, replies));
+            // Counted once the transport has it (it orders messages as `send` is called).
+            self.shared.sent(from_peer);
             return Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) });
         }
         let mut msgs = Vec::with_capacity(count);
+        let mut from_peers = 0;
         for out in self.write_queue.drain(..count) {
+            from_peers += usize::from(out.kind == Kind::Peer);
             msgs.push(out.uncount(responses, replies));
         }
         let fut = transport.send_many(msgs);
+        self.shared.sent(from_peers);
         Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) })
     }
 
-    fn poll_step<F, E>(&mut self, cx: &mut Context<'_>, mut recv: Pin<&mut F>) -> Poll<Step<E>>
+    fn poll_step<F, E>(&mut self, cx: &mut Context<'_>, recv: Pin<&mut F>) -> Poll<Step<E>>
+    where
+        F: Future<Output = Result<Option<Message>, E>>,
+    {
+        let Some(inline) = self.inline.clone() else {
+            return self.poll_turns(cx, recv);
+        };
+        for task in inline.take_orphans() {
+            self.adopt(task);
+        }
+        let step = self.poll_turns(cx, recv);
+        // For admitting inline calls: what of the slots this side holds, and whether
+        // requests of its wait for one (then a slot freed inline wakes it).
+        inline.publish(
+            self.running.len() + self.queued_responses + self.backlog.len(),
+            !self.backlog.is_empty(),
+        );
+        step
+    }
+
+    fn poll_turns<F, E>(&mut self, cx: &mut Context<'_>, mut recv: Pin<&mut F>) -> Poll<Step<E>>
     where
         F: Future<Output = Result<Option<Message>, E>>,
     {
@@ -425,6 +414,7 @@ impl<H: Handler> Driver<H> {
             && !self.shared.is_pending(&r.id)
         {
             // Its caller gave up before it went out.
+            self.shared.sent(1);
             return;
         }
         self.write_queue.push_back(Outgoing {
@@ -473,6 +463,7 @@ impl<H: Handler> Driver<H> {
             if let Some(i) = queued {
                 // Never sent: just drop it.
                 self.write_queue.remove(i);
+                self.shared.sent(1);
                 continue;
             }
             let params = serde_json::json!({ "requestId": id, "reason": reason });
@@ -489,87 +480,6 @@ impl<H: Handler> Driver<H> {
         }
         any
     }
-
-    async fn shutdown<T: Transport>(&mut self, transport: &mut T, end: End) -> Result<()> {
-        let (reason, result) = match end {
-            End::Local => ("closed by the local side".to_owned(), Ok(())),
-            End::PeerClosed => ("peer closed the connection".to_owned(), Ok(())),
-            End::Failed(e) => (format!("transport failed: {}", error_chain(&e)), Err(e)),
-        };
-        tracing::debug!(%reason, "connection closing");
-        self.shared.fail_all(&reason);
-        for running in self.running.values() {
-            running.token.cancel();
-        }
-        self.handlers = FuturesUnordered::new();
-        self.fresh = None;
-        self.running.clear();
-        self.backlog.clear();
-        self.backlog_ids.clear();
-        self.notifications.clear();
-        self.current_notification = None;
-        self.batches.clear();
-        // Notifications already accepted from handles still go out; requests have failed.
-        while let Ok(msg) = self.outbound_rx.try_recv() {
-            if let Message::Notification(_) = *msg {
-                self.write_queue.push_back(Outgoing {
-                    msg: *msg,
-                    kind: Kind::Peer,
-                });
-            }
-        }
-        self.outbound_rx.close();
-        if result.is_ok() {
-            let sending = self.sending.take();
-            let queue = std::mem::take(&mut self.write_queue);
-            let queued = queue.len();
-            let writer = &mut *transport;
-            let flush = async move {
-                let mut ok = match sending {
-                    Some(sending) => sending.await.is_ok(),
-                    None => true,
-                };
-                for out in queue {
-                    if !ok {
-                        break;
-                    }
-                    if let Message::Request(_) = out.msg {
-                        continue;
-                    }
-                    ok = writer.send(out.msg).await.is_ok();
-                }
-            };
-            if tokio::time::timeout(self.limits.flush_timeout, flush)
-                .await
-                .is_err()
-            {
-                tracing::warn!(
-                    queued,
-                    timeout = ?self.limits.flush_timeout,
-                    "the peer is not reading; closing without writing the rest"
-                );
-            }
-        }
-        self.write_queue.clear();
-        if let Err(e) = transport.close().await {
-            tracing::debug!(error = %e, "closing the transport failed");
-        }
-        self.shared.set_finished();
-        result
-    }
-}
-
-/// `error` and its sources, joined with ": ", so a closed request says why the transport failed
-/// (e.g. "transport error: server process exited with status 3").
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ mod transport;
 
 pub use boxed::{BoxTransport, BoxTransportError};
 pub use config::{Config, Protocol};
-pub use connection::Connection;
+pub use connection::{Connection, InlineAnswer, InlineCall, InlineRequests};
 pub use error::{BoxError, Error, ErrorCode, ErrorObject, Result};
 pub use extensions::Extensions;
 pub use handler::{

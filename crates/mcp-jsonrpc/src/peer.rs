@@ -1,195 +1,30 @@
 //! [`Peer`]: the cloneable handle to a connection, and the state it shares with the driver.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::future::poll_fn;
 use std::pin::{Pin, pin};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Poll;
 use std::time::Duration;
 
-use futures::task::AtomicWaker;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
-use crate::config::{Config, Protocol};
 use crate::error::{Error, Result};
 use crate::message::{Id, Message, Notification, ProgressToken, Request};
 
 mod options;
+mod shared;
 
 use options::TimeoutSetting;
 pub use options::{Progress, RequestOptions};
-
-pub(crate) type Reply = Result<Box<RawValue>>;
-
-struct Pending {
-    tx: oneshot::Sender<Reply>,
-    progress_token: Option<ProgressToken>,
-}
-
-struct ProgressRoute {
-    sink: mpsc::Sender<Progress>,
-    start: Instant,
-    /// Nanoseconds after `start` of the last progress; 0 for none.
-    last: Arc<AtomicU64>,
-}
-
-#[derive(Default)]
-struct State {
-    pending: HashMap<Id, Pending>,
-    progress: HashMap<ProgressToken, ProgressRoute>,
-    /// Requests abandoned by their callers after being sent: the driver sends the cancel.
-    cancels: Vec<(Id, &'static str)>,
-    closed: Option<String>,
-}
-
-/// State shared by the [`Peer`] handles and the connection driver. The lock is never held
-/// across an await.
-pub(crate) struct Shared {
-    state: Mutex<State>,
-    next_id: AtomicI64,
-    pub(crate) waker: AtomicWaker,
-    batching: AtomicBool,
-    close_requested: AtomicBool,
-    /// `state.cancels` may hold something: the driver, which looks for cancellations on every
-    /// turn, takes the lock only then.
-    cancels_waiting: AtomicBool,
-    pub(crate) protocol: Protocol,
-    default_timeout: Option<Duration>,
-    /// Set once the driver has stopped; `finished_notify` wakes [`Peer::closed`]. (Not a
-    /// `watch` channel: that is one more allocation, of 344 bytes, per connection.)
-    finished: AtomicBool,
-    finished_notify: Notify,
-}
-
-impl Shared {
-    pub(crate) fn new(config: &Config) -> Self {
-        Shared {
-            state: Mutex::default(),
-            next_id: AtomicI64::new(1),
-            waker: AtomicWaker::new(),
-            batching: AtomicBool::new(config.batching),
-            close_requested: AtomicBool::new(false),
-            cancels_waiting: AtomicBool::new(false),
-            protocol: config.protocol.clone(),
-            default_timeout: config.default_timeout,
-            finished: AtomicBool::new(false),
-            finished_notify: Notify::new(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn batching(&self) -> bool {
-        self.batching.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn close_requested(&self) -> bool {
-        self.close_requested.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn is_pending(&self, id: &Id) -> bool {
-        self.lock().pending.contains_key(id)
-    }
-
-    /// Whether a request of this side awaits its response.
-    pub(crate) fn awaiting_responses(&self) -> bool {
-        !self.lock().pending.is_empty()
-    }
-
-    pub(crate) fn take_cancels(&self) -> Vec<(Id, &'static str)> {
-        if !self.cancels_waiting.load(Ordering::Acquire) {
-            return Vec::new();
-        }
-        let mut st = self.lock();
-        // Cleared under the lock that `abandon` sets it under: none is missed.
-        self.cancels_waiting.store(false, Ordering::Relaxed);
-        std::mem::take(&mut st.cancels)
-    }
-
-    /// Delivers a response; `false` if no request with this id is pending.
-    pub(crate) fn complete(&self, id: &Id, reply: Reply) -> bool {
-        let pending = {
-            let mut st = self.lock();
-            let Some(p) = st.pending.remove(id) else {
-                return false;
-            };
-            if let Some(token) = &p.progress_token {
-                st.progress.remove(token);
-            }
-            p
-        };
-        // The caller may have just given up; then nobody wants the reply.
-        let _ = pending.tx.send(reply);
-        true
-    }
-
-    /// Routes a progress notification; `false` if its token belongs to no pending request.
-    pub(crate) fn route_progress(&self, progress: Progress) -> bool {
-        let st = self.lock();
-        let Some(route) = st.progress.get(&progress.progress_token) else {
-            return false;
-        };
-        let nanos = u64::try_from(route.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        route.last.store(nanos.max(1), Ordering::Relaxed);
-        if route.sink.try_send(progress).is_err() {
-            tracing::debug!("progress sink full or closed, dropping a progress notification");
-        }
-        true
-    }
-
-    /// Marks the connection closed and fails every pending request. Idempotent.
-    pub(crate) fn fail_all(&self, reason: &str) {
-        let pending = {
-            let mut st = self.lock();
-            if st.closed.is_none() {
-                st.closed = Some(reason.to_owned());
-            }
-            st.progress.clear();
-            st.cancels.clear();
-            std::mem::take(&mut st.pending)
-        };
-        for (_, p) in pending {
-            let _ = p.tx.send(Err(Error::closed(reason)));
-        }
-    }
-
-    pub(crate) fn set_finished(&self) {
-        self.finished.store(true, Ordering::Release);
-        self.finished_notify.notify_waiters();
-    }
-
-    fn closed_error(&self) -> Error {
-        let reason = self.lock().closed.clone();
-        Error::closed(reason.unwrap_or_else(|| "connection driver stopped".to_owned()))
-    }
-
-    /// A request future went away before its response: forget it and, if it reached the
-    /// peer, have the driver send a cancellation.
-    fn abandon(&self, id: &Id, sent: bool, reason: &'static str) {
-        let mut st = self.lock();
-        let Some(p) = st.pending.remove(id) else {
-            return;
-        };
-        if let Some(token) = &p.progress_token {
-            st.progress.remove(token);
-        }
-        if sent && st.closed.is_none() {
-            st.cancels.push((id.clone(), reason));
-            self.cancels_waiting.store(true, Ordering::Release);
-            drop(st);
-            self.waker.wake();
-        }
-    }
-}
+pub(crate) use shared::Shared;
+use shared::{Pending, ProgressRoute};
 
 /// A cloneable handle to a [`Connection`](crate::Connection): sends requests and
 /// notifications to the other side, and closes the connection.
@@ -232,9 +67,47 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
+/// Counts a message in [`Shared::unsent`] from before it enters the outbound queue; undone
+/// if it never does (the queue closed, or the sending future dropped).
+struct Unsent<'a> {
+    shared: &'a Shared,
+    queued: bool,
+}
+
+impl<'a> Unsent<'a> {
+    fn new(shared: &'a Shared) -> Self {
+        shared.unsent.fetch_add(1, Ordering::AcqRel);
+        Unsent {
+            shared,
+            queued: false,
+        }
+    }
+}
+
+impl Drop for Unsent<'_> {
+    fn drop(&mut self) {
+        if !self.queued {
+            self.shared.sent(1);
+        }
+    }
+}
+
 impl Peer {
     pub(crate) fn new(shared: Arc<Shared>, tx: Outbound) -> Self {
         Peer { shared, tx }
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Queues `msg` for the driver (waiting for room), counted as unsent until the driver
+    /// hands it to the transport. `Err` once the connection has stopped.
+    pub(crate) async fn enqueue(&self, msg: Queued) -> std::result::Result<(), ()> {
+        let mut unsent = Unsent::new(&self.shared);
+        self.tx.send(msg).await.map_err(|_| ())?;
+        unsent.queued = true;
+        Ok(())
     }
 
     /// A fresh request id, never handed out before on this connection; send a request with it
@@ -348,10 +221,10 @@ impl Peer {
         let mut request = Request::new(id, method, params);
         request.extensions = options.extensions;
         let request = Box::new(Message::Request(request));
-        let mut send = pin!(self.tx.send(request));
+        let mut send = pin!(self.enqueue(request));
         let sent = poll_fn(|cx| {
             if let Poll::Ready(r) = send.as_mut().poll(cx) {
-                return Poll::Ready(r.map_err(|_| None));
+                return Poll::Ready(r.map_err(|()| None));
             }
             match poll_timers(cx) {
                 Some(d) => Poll::Ready(Err(Some(d))),
@@ -400,13 +273,13 @@ impl Peer {
             return Err(Error::closed(reason.clone()));
         }
         let msg = Box::new(Message::Notification(Notification::new(method, params)));
-        self.tx
-            .send(msg)
+        self.enqueue(msg)
             .await
-            .map_err(|_| self.shared.closed_error())
+            .map_err(|()| self.shared.closed_error())
     }
 
-    /// Sends a progress notification (the method is [`Protocol::progress_method`]).
+    /// Sends a progress notification (the method is
+    /// [`Protocol::progress_method`](crate::Protocol::progress_method)).
     pub async fn notify_progress(
         &self,
         token: &ProgressToken,

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 
+use crate::connection::InlineRequests;
 use crate::message::Message;
 
 /// Moves whole JSON-RPC [`Message`]s to and from a peer.
@@ -27,6 +28,8 @@ use crate::message::Message;
 /// - [`peer_reads_after_end`](Self::peer_reads_after_end) says whether requests already
 ///   read are still answered after the peer's end of stream.
 /// - [`close`](Self::close) flushes and shuts the transport down; the default does nothing.
+/// - [`accept_inline`](Self::accept_inline) is offered, once, a handle that runs requests in
+///   the transport's own task instead of the connection's; the default declines it.
 ///
 /// To choose a transport at run time, wrap it in [`BoxTransport`](crate::BoxTransport).
 pub trait Transport: Send + 'static {
@@ -73,6 +76,18 @@ pub trait Transport: Send + 'static {
     /// false, ends at once: the end of the stream is the peer going away, and in-flight
     /// handlers are cancelled.
     fn peer_reads_after_end(&self) -> bool {
+        false
+    }
+
+    /// Offered once by [`Connection::new`](crate::Connection::new), before anything else: an
+    /// [`InlineRequests`] handle that runs this connection's requests in the caller's task.
+    /// A transport that holds a request in the task waiting for its answer (an HTTP POST)
+    /// can start it there with [`InlineRequests::start`] instead of yielding it from
+    /// [`recv`](Self::recv), and send the answer itself; it returns `true` to keep the
+    /// handle. The default declines (`false`), and then the connection does nothing for
+    /// inline requests at all.
+    fn accept_inline(&mut self, inline: InlineRequests) -> bool {
+        let _ = inline;
         false
     }
 

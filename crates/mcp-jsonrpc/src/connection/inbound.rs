@@ -3,24 +3,22 @@
 //! and to handlers as they finish.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::FutureExt;
 use serde::Deserialize;
-use tokio_util::sync::CancellationToken;
 
-use super::running::HandlerTask;
-use super::{Batch, Driver, HandlerDone, Kind, Outgoing, Running};
+use super::running::{self, HandlerDone};
+use super::{Batch, Driver, Kind, Outgoing, Running};
 use crate::error::{Error, ErrorObject};
-use crate::extensions::Extensions;
-use crate::handler::{Handler, NotificationContext, RequestContext};
+use crate::handler::{Handler, NotificationContext};
 use crate::message::{Id, InvalidMessage, Message, Notification, Request, Response, too_large};
-use crate::peer::{Progress, read_progress_token};
+use crate::peer::Progress;
 
 impl<H: Handler> Driver<H> {
     fn slots_in_use(&self) -> usize {
-        self.running.len() + self.queued_responses
+        let inline = self.inline.as_ref().map_or(0, |i| i.running());
+        self.running.len() + self.queued_responses + inline
     }
 
     pub(super) fn start_backlog(&mut self) -> bool {
@@ -36,63 +34,45 @@ impl<H: Handler> Driver<H> {
         any
     }
 
-    fn start_request(&mut self, mut request: Request, batch: Option<u64>) {
-        let token = CancellationToken::new();
-        let id = request.id.clone();
-        let ctx = RequestContext {
-            id: id.clone(),
-            cancellation: token.clone(),
-            progress_token: read_progress_token(request.params.as_deref()),
-            peer: self.peer.clone(),
-            extensions: shared(std::mem::take(&mut request.extensions)),
-        };
-        let span = tracing::debug_span!("request", id = %id, method = %request.method);
+    fn start_request(&mut self, request: Request, batch: Option<u64>) {
         let handler = self.handler.clone();
-        // The handler's future in a box of its own: it can be large (kilobytes), and moving it
-        // into the task by value would copy it.
-        let call = Box::pin(async move { handler.handle_request(request, ctx).await });
-        self.running.insert(
-            id.clone(),
-            Running {
-                token: token.clone(),
-                batch,
-            },
-        );
-        let task = HandlerTask::new(id, call, token, span);
+        let (task, token) = running::start(request, &self.peer, |request, ctx| {
+            // The handler's future in a box of its own: it can be large (kilobytes), and
+            // moving it into the task by value would copy it.
+            Box::pin(async move { handler.handle_request(request, ctx).await })
+        });
+        let Some(id) = task.id().cloned() else {
+            return;
+        };
+        self.running.insert(id, Running { token, batch });
         match &self.fresh {
             None => self.fresh = Some(task),
             Some(_) => self.handlers.push(task),
         }
     }
 
+    /// Takes over an inline call whose caller went away (see [`InlineRequests`]).
+    ///
+    /// [`InlineRequests`]: super::InlineRequests
+    pub(super) fn adopt(&mut self, task: running::HandlerTask) {
+        let Some(id) = task.id().cloned() else {
+            return;
+        };
+        let token = task.token().clone();
+        self.running.insert(id, Running { token, batch: None });
+        self.handlers.push(task);
+    }
+
     pub(super) fn on_handler_done(&mut self, done: HandlerDone) {
         let Some(running) = self.running.remove(&done.id) else {
             return;
         };
-        let id = done.id;
         // What the handler sent through its peer before returning (progress, logs) goes out
         // before its response.
         while let Ok(msg) = self.outbound_rx.try_recv() {
             self.enqueue_from_peer(msg);
         }
-        let response = match done.output {
-            None => None,
-            Some(_) if running.token.is_cancelled() => None,
-            Some(Ok(Ok(result))) => Some(Response::ok(id, result)),
-            Some(Ok(Err(error))) => Some(Response::error(Some(id), error)),
-            Some(Err(panic)) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .copied()
-                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                    .unwrap_or("a non-string payload");
-                tracing::error!(%id, panic = what, "request handler panicked");
-                Some(Response::error(
-                    Some(id),
-                    ErrorObject::internal_error("request handler panicked"),
-                ))
-            }
-        };
+        let response = done.into_response(running.token.is_cancelled());
         match running.batch {
             Some(batch) => self.batch_item_done(batch, response),
             None => {
@@ -207,7 +187,12 @@ impl<H: Handler> Driver<H> {
                 if size > limit {
                     return Some(Response::error(Some(request.id), too_large(size, limit)));
                 }
-                if self.running.contains_key(&request.id) || self.backlog_ids.contains(&request.id)
+                if self.running.contains_key(&request.id)
+                    || self.backlog_ids.contains(&request.id)
+                    || self
+                        .inline
+                        .as_ref()
+                        .is_some_and(|i| i.contains(&request.id))
                 {
                     return Some(Response::error(
                         Some(request.id),
@@ -308,7 +293,12 @@ impl<H: Handler> Driver<H> {
         tracing::debug!(%id, reason = cancelled.reason.as_deref(), "peer cancelled a request");
         if let Some(running) = self.running.get(&id) {
             running.token.cancel();
-        } else if self.backlog_ids.remove(&id)
+            return;
+        }
+        if self.inline.as_ref().is_some_and(|i| i.cancel(&id)) {
+            return;
+        }
+        if self.backlog_ids.remove(&id)
             && let Some(i) = self.backlog.iter().position(|(r, _)| r.id == id)
             && let Some((_, Some(batch))) = self.backlog.remove(i)
         {
@@ -350,16 +340,5 @@ impl<H: Handler> Driver<H> {
         if !self.shared.complete(&id, Err(error)) {
             tracing::debug!(%id, "unreadable response to an unknown or cancelled request");
         }
-    }
-}
-
-/// `extensions` behind an `Arc`; empty ones (every request of a transport that attaches
-/// nothing, such as stdio) share one, so that no allocation is made for them.
-fn shared(extensions: Extensions) -> Arc<Extensions> {
-    static EMPTY: std::sync::OnceLock<Arc<Extensions>> = std::sync::OnceLock::new();
-    if extensions.is_empty() {
-        EMPTY.get_or_init(Arc::default).clone()
-    } else {
-        Arc::new(extensions)
     }
 }

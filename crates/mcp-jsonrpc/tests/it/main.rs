@@ -8,6 +8,7 @@ mod close;
 mod common;
 mod correlation;
 mod extensions;
+mod inline;
 mod limits;
 mod ordering;
 mod panics;

@@ -7,13 +7,12 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use bytes::Bytes;
-use mcp_jsonrpc::{Id, Message, Transport};
+use mcp_jsonrpc::{Id, InlineRequests, Message, Transport};
 use tokio::sync::mpsc;
 
 use super::error::Error;
 use super::event_store::{StreamId, append_or_log};
-use super::outbound::{Destination, StoredSend};
-use super::routing::{Frames, Queued};
+use super::routing::Queued;
 use super::session::{Session, SessionKind};
 use super::sse::{self, Frame};
 
@@ -79,72 +78,7 @@ impl Transport for HttpSessionTransport {
     type Error = Error;
 
     fn send(&mut self, msg: Message) -> impl Future<Output = Result<(), Error>> + Send + 'static {
-        use futures::future::{BoxFuture, Either, ready};
-        use tokio::sync::mpsc::error::TrySendError;
-
-        let session = self.session.clone();
-        let json = if session.is_ended() {
-            Err(Error::SessionClosed)
-        } else {
-            msg.to_json().map_err(Error::Encode)
-        };
-        let data = match json {
-            Ok(json) => Bytes::from(json),
-            Err(e) => return Either::Left(ready(Err(e))),
-        };
-        // Without an event store, or for a plain JSON answer (never stored), nothing here
-        // waits but a full stream queue, so the message goes now: the connection boxes the
-        // future of every send, and this whole one as an `async` block was over 1 KiB (past
-        // glibc's per-thread cache of small blocks; dhat and callgrind on the HTTP bench).
-        let unstored = match session.store() {
-            None => Some(session.route(&msg)),
-            Some(_) => session.route_plain(&msg),
-        };
-        if let Some(routed) = unstored {
-            let Some(routed) = routed else {
-                return Either::Left(ready(Ok(())));
-            };
-            let Some((tx, frame)) = routed.unstored(data) else {
-                return Either::Left(ready(Ok(())));
-            };
-            return match tx.try_send(frame) {
-                // Closed: the client went away.
-                Ok(()) | Err(TrySendError::Closed(_)) => Either::Left(ready(Ok(()))),
-                Err(TrySendError::Full(frame)) => {
-                    let wait: BoxFuture<'static, Result<(), Error>> = Box::pin(async move {
-                        let _ = tx.send(frame).await;
-                        Ok(())
-                    });
-                    Either::Right(wait)
-                }
-            };
-        }
-        let counted = StoredSend::new(session.clone());
-        let stored: BoxFuture<'static, Result<(), Error>> = Box::pin(async move {
-            let _counted = counted;
-            let _order = session.order().await;
-            let Some(routed) = session.route(&msg) else {
-                return Ok(());
-            };
-            if routed.json {
-                // A plain JSON answer (a batch's, here) is never stored.
-                let _ = routed.unstored(data);
-                return Ok(());
-            }
-            // Stored even when its connection is gone: the client replays it.
-            let Frames(priming, frame) = session.frames(&routed, data).await;
-            if let Some(Destination::Queue(tx)) = routed.to {
-                if let Some(priming) = priming
-                    && tx.send(priming).await.is_err()
-                {
-                    return Ok(());
-                }
-                // An error means the client went away; the event store (if any) has it.
-                let _ = tx.send(frame).await;
-            }
-            Ok(())
-        });
-        Either::Right(stored)
+        self.session.send(msg)
     }
 
     async fn recv(&mut self) -> Result<Option<Message>, Error> {
@@ -159,6 +93,10 @@ impl Transport for HttpSessionTransport {
             rx.poll_recv(cx).map(|msg| msg.map(|msg| *msg))
         })
         .await)
+    }
+
+    fn accept_inline(&mut self, inline: InlineRequests) -> bool {
+        self.session.accept_inline(inline)
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Error>> + Send {

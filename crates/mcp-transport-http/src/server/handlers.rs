@@ -5,15 +5,19 @@
 #![allow(clippy::result_large_err)]
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Method, StatusCode};
-use mcp_jsonrpc::{ErrorCode, ErrorObject, Message};
+use mcp_jsonrpc::{ErrorCode, ErrorObject, InlineAnswer, InlineRequests, Message};
 use mcp_types::{Initialize, ProtocolVersion, Request as _};
+use tokio::sync::oneshot;
 
 use super::checks::{
     LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID, accepts, check_host_origin, decode,
@@ -28,8 +32,8 @@ use super::respond::{
     JSON, SERVER_ERROR, accepted, events_lost, holder_gone, method_not_allowed, reject, reject_msg,
     session_not_found, sse_response, status_only, too_many_sessions,
 };
-use super::routing::Opening;
-use super::session::{EndOnDrop, OpenError, Session, SessionKind};
+use super::routing::{Inbound, Opening};
+use super::session::{EndOnDrop, OpenError, Route, Session, SessionKind};
 use super::shared::Shared;
 use super::sse::Guard;
 
@@ -343,8 +347,9 @@ async fn post_to_session(
         inbound.send(msg).await.map_err(|_| session_not_found())?;
         return Ok(accepted());
     }
+    let lone = matches!(msg, Message::Request(_));
     let opened = session
-        .open_request_stream(requests, version)
+        .open_request_stream(requests, version, lone)
         .map_err(|e| match e {
             OpenError::DuplicateId(id) => reject(
                 StatusCode::BAD_REQUEST,
@@ -356,22 +361,21 @@ async fn post_to_session(
             _ => session_not_found(),
         })?;
     let opening = opened.opening;
-    let inbound = opened.inbound;
     // A stateless POST is its session: the client going away (the answer dropped, before or
     // while it streams) ends it, which cancels the request. Boxed into the SSE body's guards
     // only when the answer streams.
     let end_on_drop = (session.kind == SessionKind::Stateless).then(|| EndOnDrop(session.clone()));
     // The first frame decides: the response alone is plain JSON, anything else starts SSE.
-    // Handed over and answered in this task (see `Driven`).
-    let first = session
-        .drive(async {
-            if inbound.send(msg).await.is_err() {
-                return Err(session_not_found());
-            }
-            drop(inbound);
-            Ok(opening.await.ok())
-        })
-        .await?;
+    let first = match (opened.route, msg) {
+        (Route::Inline(inline), Message::Request(request)) => {
+            answer_inline(session, &inline, request, opening).await?
+        }
+        (Route::Inline(_), msg) => {
+            let inbound = session.inbound().map_err(|_| session_not_found())?;
+            queue(session, inbound, msg, opening).await?
+        }
+        (Route::Inbound(inbound), msg) => queue(session, inbound, msg, opening).await?,
+    };
     match first {
         Some(Opening::Json(body)) => {
             let status = post.json_status.map_or(StatusCode::OK, |f| f(&body));
@@ -390,6 +394,84 @@ async fn post_to_session(
         // Cancelled (no response will come), or the session ended meanwhile.
         None => Ok(sse_response(VecDeque::new(), None, Vec::new())),
     }
+}
+
+/// Hands a POST's message to the session's connection through its inbound queue and waits
+/// for how its answer starts, polling the session's future meanwhile in this task (see
+/// `Driven`), so that the request is read, handled and answered here.
+async fn queue(
+    session: &Arc<Session>,
+    inbound: Inbound,
+    msg: Message,
+    opening: oneshot::Receiver<Opening>,
+) -> Result<Option<Opening>, Response> {
+    session
+        .drive(async {
+            if inbound.send(msg).await.is_err() {
+                return Err(session_not_found());
+            }
+            drop(inbound);
+            Ok(opening.await.ok())
+        })
+        .await
+}
+
+/// Runs a lone request in this task ([`InlineRequests`]: no queue into the session's
+/// connection, no write queue out of it), sends its answer as the connection would, and
+/// waits for how the answer starts. A request that cannot run inline (no slot free) is
+/// queued instead.
+async fn answer_inline(
+    session: &Arc<Session>,
+    inline: &InlineRequests,
+    request: mcp_jsonrpc::Request,
+    mut opening: oneshot::Receiver<Opening>,
+) -> Result<Option<Opening>, Response> {
+    let mut call = match inline.start(request) {
+        Ok(call) => call,
+        Err(request) => {
+            let inbound = session.inbound().map_err(|_| session_not_found())?;
+            return queue(session, inbound, Message::Request(request), opening).await;
+        }
+    };
+    // Most handlers finish on their first poll. One that waits has the session's future
+    // polled here meanwhile (as a queued request would), until its answer comes or its
+    // stream opens first (a progress notification, a request to the client): the SSE
+    // response must reach the client then, so the call still running is handed to the
+    // session's connection (dropped here), which finishes it and sends its answer.
+    let answer = match poll_once(&mut call).await {
+        Poll::Ready(answer) => answer,
+        Poll::Pending => {
+            let first = session
+                .drive(std::future::poll_fn(|cx| {
+                    if let Poll::Ready(answer) = Pin::new(&mut call).poll(cx) {
+                        return Poll::Ready(Ok(answer));
+                    }
+                    Pin::new(&mut opening)
+                        .poll(cx)
+                        .map(|opened| Err(opened.ok()))
+                }))
+                .await;
+            match first {
+                Ok(answer) => answer,
+                Err(opened) => return Ok(opened),
+            }
+        }
+    };
+    if let InlineAnswer::Send(response) = answer {
+        // Routed as the connection's own send would be: the plain JSON answer, or the
+        // last event of its stream. An error here is the session gone: `opening` says so.
+        let _ = session.send(Message::Response(response)).await;
+    }
+    Ok(match poll_once(&mut opening).await {
+        Poll::Ready(opened) => opened.ok(),
+        // Queued behind what the handler sent: the connection sends it.
+        Poll::Pending => session.drive(opening).await.ok(),
+    })
+}
+
+/// Polls `fut` once.
+async fn poll_once<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *fut).poll(cx))).await
 }
 
 async fn get(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 pub(super) type PeerKeyed<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 use bytes::Bytes;
-use mcp_jsonrpc::{Id, Message, ProgressToken, Protocol};
+use mcp_jsonrpc::{Id, InlineRequests, Message, ProgressToken, Protocol};
 use mcp_types::{
     CancelledNotificationParams, InitializeResult, ParamsMeta, ProgressNotificationParams,
 };
@@ -107,6 +107,9 @@ impl Inbound {
 #[derive(Debug, Default)]
 pub(super) struct RouteState {
     pub(super) inbound: Option<Inbound>,
+    /// The session's connection runs requests inline (stateful sessions; see
+    /// `post_to_session`); dropped when the session ends.
+    pub(super) inline: Option<InlineRequests>,
     pub(super) streams: PeerKeyed<u64, Slot>,
     pub(super) next_stream: u64,
     /// The first stream of this holder of the session: streams below it (but the

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::task::AtomicWaker;
-use mcp_jsonrpc::{CancellationToken, Id, Message, Protocol};
+use mcp_jsonrpc::{CancellationToken, Id, InlineRequests, Message, Protocol};
 use mcp_types::{Initialize, Request as _};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -87,11 +87,19 @@ impl fmt::Debug for Session {
     }
 }
 
-/// The result of opening a request's stream: where its answer starts, and the inbound
-/// sender to push the request with.
+/// The result of opening a request's stream: where its answer starts, and how the request
+/// reaches the session's connection.
 pub(crate) struct Opened {
     pub(crate) opening: oneshot::Receiver<Opening>,
-    pub(crate) inbound: Inbound,
+    pub(crate) route: Route,
+}
+
+/// How a POST's request reaches the session's connection.
+pub(crate) enum Route {
+    /// Run in the POST's own task (a lone request, where the connection took the handle).
+    Inline(InlineRequests),
+    /// Through the session's inbound queue.
+    Inbound(Inbound),
 }
 
 /// Why a stream could not be opened.
@@ -193,17 +201,20 @@ impl Session {
         }
     }
 
-    /// Registers the requests of a POST (one, or those of a batch) on a new stream.
+    /// Registers the requests of a POST (one, or those of a batch) on a new stream. A lone
+    /// request (`lone`) is routed inline when the session's connection runs requests so.
     pub(crate) fn open_request_stream(
         &self,
         requests: &[(&Id, Option<&RawValue>, &str)],
         version: &str,
+        lone: bool,
     ) -> Result<Opened, OpenError> {
         let prime = self.primes(version);
         let mut st = self.lock();
-        let inbound = match (&st.inbound, self.is_ended()) {
-            (Some(tx), false) => tx.clone(),
-            _ => return Err(OpenError::Ended),
+        let route = match (&st.inline, &st.inbound, self.is_ended()) {
+            (_, _, true) | (_, None, _) => return Err(OpenError::Ended),
+            (Some(inline), _, false) if lone => Route::Inline(inline.clone()),
+            (_, Some(tx), false) => Route::Inbound(tx.clone()),
         };
         for (i, (id, ..)) in requests.iter().enumerate() {
             if st.requests.contains_key(*id) || requests[..i].iter().any(|(o, ..)| o == id) {
@@ -240,7 +251,7 @@ impl Session {
         }
         Ok(Opened {
             opening: opening_rx,
-            inbound,
+            route,
         })
     }
 
@@ -378,6 +389,7 @@ impl Session {
                 return;
             }
             st.inbound = None;
+            st.inline = None;
             st.streams.clear();
             st.requests.clear();
             st.progress.clear();
@@ -390,6 +402,21 @@ impl Session {
         {
             registry.unregister(id);
         }
+    }
+
+    /// Keeps the session's inline handle (see [`Route::Inline`]): stateful sessions only,
+    /// whose POSTs each wait for their own answer (a stateless session's connection starts
+    /// on its own task, after its one POST has already queued its request).
+    pub(crate) fn accept_inline(&self, inline: InlineRequests) -> bool {
+        if self.kind != SessionKind::Stateful {
+            return false;
+        }
+        let mut st = self.lock();
+        if self.is_ended() {
+            return false;
+        }
+        st.inline = Some(inline);
+        true
     }
 
     pub(crate) fn set_driven(&self, driven: &Arc<Driven>) {

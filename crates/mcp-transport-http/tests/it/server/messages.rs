@@ -1,5 +1,6 @@
 //! POST: 202 for notifications and responses, JSON or SSE for requests, batches.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -272,4 +273,44 @@ async fn duplicate_in_flight_request_id_is_400() {
     assert_eq!(res.status(), 400);
     assert_eq!(error_body(res).await["id"], 6);
     first.abort();
+}
+
+#[tokio::test]
+async fn a_request_whose_client_goes_away_runs_on_until_cancelled() {
+    let server = start(StreamableHttpService::builder()).await;
+    let id = server.initialize().await;
+    // Served in its POST's task; the client gives up before the answer.
+    let pending = server
+        .post(Some(&id), request(11, "hang", json!({})))
+        .send();
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), pending)
+            .await
+            .is_err()
+    );
+    // A stateful session's request outlives its POST (the client may resume): the
+    // session's connection carries on with it ...
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(server.dropped.load(Ordering::SeqCst), 0);
+    // ... and cancels it when the client asks.
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}});
+    let res = server.post(Some(&id), cancel).send().await.unwrap();
+    assert_eq!(res.status(), 202);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while server.dropped.load(Ordering::SeqCst) < 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the request is cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let res = server
+        .post(Some(&id), request(11, "echo", json!({"again": true})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let body: Value = super::json_body(res).await;
+    assert_eq!(body["result"]["again"], true);
 }
