@@ -298,9 +298,7 @@ impl<H: Handler> Driver<H> {
         {
             let from_peer = usize::from(out.kind == Kind::Peer);
             let fut = transport.send(out.uncount(responses, replies));
-            // Counted once the transport has it (it orders messages as `send` is called).
-            self.shared.sent(from_peer);
-            return Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) });
+            return self.sending_counted(fut, from_peer);
         }
         let mut msgs = Vec::with_capacity(count);
         let mut from_peers = 0;
@@ -309,8 +307,31 @@ impl<H: Handler> Driver<H> {
             msgs.push(out.uncount(responses, replies));
         }
         let fut = transport.send_many(msgs);
-        self.shared.sent(from_peers);
-        Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) })
+        self.sending_counted(fut, from_peers)
+    }
+
+    /// A send of the transport's, boxed; the handles' messages in it (`from_peers`) stay
+    /// counted as unsent until it has finished, not just started: a transport may order its
+    /// sends only when they run (HTTP with an event store takes the session's order lock in
+    /// the future), and an inline answer sent meanwhile must not overtake them.
+    fn sending_counted<F, E>(
+        &self,
+        fut: F,
+        from_peers: usize,
+    ) -> BoxFuture<'static, Result<(), BoxError>>
+    where
+        F: Future<Output = std::result::Result<(), E>> + Send + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        if from_peers == 0 {
+            return Box::pin(async move { fut.await.map_err(|e| Box::new(e) as BoxError) });
+        }
+        let shared = self.shared.clone();
+        Box::pin(async move {
+            let sent = fut.await;
+            shared.sent(from_peers);
+            sent.map_err(|e| Box::new(e) as BoxError)
+        })
     }
 
     fn poll_step<F, E>(&mut self, cx: &mut Context<'_>, recv: Pin<&mut F>) -> Poll<Step<E>>

@@ -101,8 +101,8 @@ impl Peer {
         &self.shared
     }
 
-    /// Queues `msg` for the driver (waiting for room), counted as unsent until the driver
-    /// hands it to the transport. `Err` once the connection has stopped.
+    /// Queues `msg` for the driver (waiting for room), counted as unsent until its send has
+    /// finished. `Err` once the connection has stopped.
     pub(crate) async fn enqueue(&self, msg: Queued) -> std::result::Result<(), ()> {
         let mut unsent = Unsent::new(&self.shared);
         self.tx.send(msg).await.map_err(|_| ())?;

@@ -103,13 +103,13 @@ impl fmt::Debug for InlineRequests {
 #[non_exhaustive]
 pub enum InlineAnswer {
     /// The answer, for the transport to send as it would a [`Transport::send`] of it:
-    /// everything the handler sent through its [`Peer`] before it has been handed to the
-    /// transport already.
+    /// everything the handler sent through its [`Peer`] before it has been sent already
+    /// (those sends finished).
     ///
     /// [`Transport::send`]: crate::Transport::send
     Send(Response),
     /// The answer went into the connection's queue, behind messages of the handler's (or of
-    /// other handles') that had not reached the transport yet: it reaches the transport
+    /// other handles') whose sends had not finished: it reaches the transport
     /// through [`Transport::send`](crate::Transport::send) once they have. Keep the
     /// connection running (poll its future) until it has.
     Queued,

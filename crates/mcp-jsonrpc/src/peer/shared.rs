@@ -57,8 +57,8 @@ pub(crate) struct Shared {
     /// `watch` channel: that is one more allocation, of 344 bytes, per connection.)
     pub(super) finished: AtomicBool,
     pub(super) finished_notify: Notify,
-    /// Messages the handles queued that the driver has not yet handed to the transport (nor
-    /// dropped): while any is, an inline request's answer goes out behind them (see
+    /// Messages the handles queued whose send has not finished (nor were they dropped):
+    /// while any is, an inline request's answer goes out behind them (see
     /// [`InlineCall`](crate::InlineCall)).
     pub(super) unsent: AtomicUsize,
 }
@@ -80,14 +80,13 @@ impl Shared {
         }
     }
 
-    /// Whether every message the handles queued has been handed to the transport (or
-    /// dropped): what a transport does with a message now comes after what it did with
-    /// them.
+    /// Whether every message the handles queued has been sent (its send finished) or
+    /// dropped: what a transport does with a message now comes after what it did with them.
     pub(crate) fn all_sent(&self) -> bool {
         self.unsent.load(Ordering::Acquire) == 0
     }
 
-    /// `count` queued messages were handed to the transport (or dropped).
+    /// `count` queued messages were sent (their send finished) or dropped.
     pub(crate) fn sent(&self, count: usize) {
         if count > 0 {
             self.unsent.fetch_sub(count, Ordering::AcqRel);

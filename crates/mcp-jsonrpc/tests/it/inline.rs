@@ -15,10 +15,14 @@ use tokio::task::JoinHandle;
 
 use crate::common::{TestHandler, probe, raw, recv_value, send_text, value};
 
-/// The in-memory transport, keeping the inline handle it is offered.
+/// The in-memory transport, keeping the inline handle it is offered. With a `gate`, the
+/// sends of notifications complete only once the gate has a permit (as a send that stores
+/// its message before it is routed), and `sent` counts those that completed.
 struct Keeping {
     inner: MemoryTransport,
     slot: Arc<Mutex<Option<InlineRequests>>>,
+    gate: Option<Arc<tokio::sync::Semaphore>>,
+    sent: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Transport for Keeping {
@@ -28,7 +32,19 @@ impl Transport for Keeping {
         &mut self,
         msg: Message,
     ) -> impl Future<Output = Result<(), MemoryClosed>> + Send + 'static {
-        self.inner.send(msg)
+        let gate = match &msg {
+            Message::Notification(_) => self.gate.clone(),
+            _ => None,
+        };
+        let sent = self.sent.clone();
+        let send = self.inner.send(msg);
+        async move {
+            if let Some(gate) = gate {
+                gate.acquire().await.expect("gate closed").forget();
+                sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            send.await
+        }
     }
 
     async fn recv(&mut self) -> Result<Option<Message>, MemoryClosed> {
@@ -52,15 +68,37 @@ fn inline_connection(
     MemoryTransport,
     Connection<Keeping, TestHandler>,
 ) {
+    inline_connection_gated(handler, config, None).0
+}
+
+/// Like [`inline_connection`], with the sends of notifications behind `gate`; also the
+/// count of those sends that completed.
+#[allow(clippy::type_complexity)]
+fn inline_connection_gated(
+    handler: TestHandler,
+    config: Config,
+    gate: Option<Arc<tokio::sync::Semaphore>>,
+) -> (
+    (
+        Peer,
+        InlineRequests,
+        MemoryTransport,
+        Connection<Keeping, TestHandler>,
+    ),
+    Arc<std::sync::atomic::AtomicUsize>,
+) {
     let (near, far) = memory::pair(16);
     let slot = Arc::new(Mutex::new(None));
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let keeping = Keeping {
         inner: near,
         slot: slot.clone(),
+        gate,
+        sent: sent.clone(),
     };
     let (peer, connection) = Connection::new(keeping, handler, config);
     let inline = slot.lock().unwrap().take().expect("the handle was offered");
-    (peer, inline, far, connection)
+    ((peer, inline, far, connection), sent)
 }
 
 fn run(connection: Connection<Keeping, TestHandler>) -> JoinHandle<Result<()>> {
@@ -139,6 +177,31 @@ async fn with_everything_sent_before_it_the_answer_is_the_callers() {
         let progress = recv_value(&mut far).await;
         assert_eq!(progress["params"]["progress"], f64::from(step));
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_waits_for_sends_the_transport_has_not_finished() {
+    let (p, _events) = probe();
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let ((_peer, inline, mut far, connection), sent) =
+        inline_connection_gated(TestHandler(p), Config::default(), Some(gate.clone()));
+    let _run = run(connection);
+    // The handler's progress reaches the transport while the handler sleeps, but its send
+    // does not finish: the answer cannot be the caller's to send (it would overtake it).
+    let params = json!({"steps": 1, "tag": "t", "_meta": {"progressToken": "p"}});
+    let call = inline.start(request(1, "progress", params)).ok().unwrap();
+    let answer = call.await;
+    assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert!(matches!(answer, InlineAnswer::Queued), "{answer:?}");
+    gate.add_permits(1);
+    assert_eq!(
+        recv_value(&mut far).await["method"],
+        "notifications/progress"
+    );
+    assert_eq!(
+        recv_value(&mut far).await,
+        json!({"jsonrpc":"2.0","id":1,"result":"t"})
+    );
 }
 
 #[tokio::test(start_paused = true)]
