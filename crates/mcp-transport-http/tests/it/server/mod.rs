@@ -326,6 +326,18 @@ impl TestServer {
         id
     }
 
+    /// Waits (5 s at most) until `count` `hang` calls have been dropped.
+    async fn wait_dropped(&self, count: usize) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while self.dropped.load(Ordering::SeqCst) < count {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{count} handlers are dropped"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     async fn initialize(&self) -> String {
         self.initialize_at(VERSION).await
     }

@@ -239,14 +239,7 @@ async fn a_client_that_goes_away_cancels_its_request() {
         "notifications/message"
     );
     drop(sse);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while server.dropped.load(Ordering::SeqCst) < 2 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "both handlers are dropped"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    server.wait_dropped(2).await;
 }
 
 #[tokio::test]
@@ -317,13 +310,6 @@ async fn the_client_transport_speaks_the_revision() {
                 .is_err()
         );
     }
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while server.dropped.load(Ordering::SeqCst) < 2 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "both handlers are dropped"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    server.wait_dropped(2).await;
     peer.close();
 }
