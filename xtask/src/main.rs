@@ -208,68 +208,108 @@ fn ci() -> Result<()> {
         }
         return Ok(());
     }
-    run("cargo", &["fmt", "--all", "--check"])?;
-    run(
-        "cargo",
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--all-features",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    feature_builds()?;
-    let tools = setup::setup()?;
-    let env = setup::env_vars(&tools);
-    if has_nextest() {
-        cargo_with_env(
+    let mut steps = Steps::default();
+    let outcome = ci_steps(&mut steps);
+    steps.print_summary();
+    outcome?;
+    eprintln!("xtask ci: all steps passed");
+    Ok(())
+}
+
+/// The steps of `ci`, each timed by `steps` so that a slow run says where the time went.
+fn ci_steps(steps: &mut Steps) -> Result<()> {
+    steps.time("fmt", || run("cargo", &["fmt", "--all", "--check"]))?;
+    steps.time("clippy", || {
+        run(
+            "cargo",
             &[
-                "nextest",
-                "run",
+                "clippy",
                 "--workspace",
+                "--all-targets",
                 "--all-features",
-                "--no-fail-fast",
+                "--",
+                "-D",
+                "warnings",
             ],
-            &env,
-        )?;
-    } else {
-        cargo_with_env(
-            &["test", "--workspace", "--all-features", "--no-fail-fast"],
-            &env,
-        )?;
-    }
+        )
+    })?;
+    steps.time("feature builds", feature_builds)?;
+    let tools = steps.time("setup", setup::setup)?;
+    let env = setup::env_vars(&tools);
+    steps.time("tests", || {
+        if has_nextest() {
+            cargo_with_env(
+                &[
+                    "nextest",
+                    "run",
+                    "--workspace",
+                    "--all-features",
+                    "--no-fail-fast",
+                ],
+                &env,
+            )
+        } else {
+            cargo_with_env(
+                &["test", "--workspace", "--all-features", "--no-fail-fast"],
+                &env,
+            )
+        }
+    })?;
     // nextest does not run doctests; the doc examples are tests too.
-    cargo_with_env(&["test", "--workspace", "--all-features", "--doc"], &env)?;
-    let rustdocflags = "-D warnings";
-    eprintln!("$ RUSTDOCFLAGS={rustdocflags:?} cargo doc --workspace --no-deps --all-features");
-    let status = Command::new("cargo")
-        .args(["doc", "--workspace", "--no-deps", "--all-features"])
-        .env("RUSTDOCFLAGS", rustdocflags)
-        .current_dir(workspace_root())
-        .status()?;
-    if !status.success() {
-        bail!("cargo doc failed with {status}");
-    }
+    steps.time("doctests", || {
+        cargo_with_env(&["test", "--workspace", "--all-features", "--doc"], &env)
+    })?;
+    steps.time("rustdoc", || {
+        let deny = [("RUSTDOCFLAGS".to_owned(), "-D warnings".to_owned())];
+        cargo_with_env(
+            &["doc", "--workspace", "--no-deps", "--all-features"],
+            &deny,
+        )
+    })?;
     // The docs site: every snippet compiled and run, every link checked, the crates' rustdoc
     // with default features too.
-    docs::docs(&[])?;
-    deps::check_deps()?;
-    spec::spec_check(&shared_spec_dir())?;
+    steps.time("docs site", || docs::docs(&[]))?;
+    steps.time("dependency DAG", deps::check_deps)?;
+    steps.time("spec check", || spec::spec_check(&shared_spec_dir()))?;
     // What a release of HEAD would publish: the bump, the CHANGELOG cut, the semver check
     // against the last release, the names on crates.io, and every package built from its
     // tarball.
-    release::release(&["--dry-run".to_owned()])?;
-    // The packages' own build (2 GB) is not needed by any later step.
-    release::remove_scratch()?;
-    conformance::conformance()?;
+    steps.time("release dry run", || {
+        release::release(&["--dry-run".to_owned()])?;
+        // The packages' own build (2 GB) is not needed by any later step.
+        release::remove_scratch()
+    })?;
+    steps.time("conformance", conformance::conformance)?;
     // Short runs of the long checks: each fuzz target for a few seconds, a one-minute soak,
     // every benchmark scenario once.
-    fuzz::smoke()?;
-    soak::smoke()?;
-    bench::smoke()?;
-    eprintln!("xtask ci: all steps passed");
+    steps.time("fuzz smoke", fuzz::smoke)?;
+    steps.time("soak smoke", soak::smoke)?;
+    steps.time("bench smoke", bench::smoke)?;
     Ok(())
+}
+
+/// How long each step of `ci` took, printed at the end whether or not the run passed.
+#[derive(Default)]
+struct Steps {
+    done: Vec<(&'static str, std::time::Duration, bool)>,
+}
+
+impl Steps {
+    fn time<T>(&mut self, name: &'static str, step: impl FnOnce() -> Result<T>) -> Result<T> {
+        eprintln!("xtask ci: step {name}");
+        let started = std::time::Instant::now();
+        let outcome = step();
+        self.done.push((name, started.elapsed(), outcome.is_ok()));
+        outcome
+    }
+
+    fn print_summary(&self) {
+        let total: std::time::Duration = self.done.iter().map(|(_, took, _)| *took).sum();
+        eprintln!("xtask ci: step times");
+        for (name, took, passed) in &self.done {
+            let mark = if *passed { "" } else { "  (failed)" };
+            eprintln!("  {:>7.1} s  {name}{mark}", took.as_secs_f64());
+        }
+        eprintln!("  {:>7.1} s  in all", total.as_secs_f64());
+    }
 }
