@@ -21,6 +21,10 @@ pub(crate) struct PinnedTool {
     pub(crate) binary: &'static str,
     /// The arguments that make the binary print its version.
     pub(crate) version_args: &'static [&'static str],
+    /// Built unoptimized (`cargo install --debug`): for a tool whose work here is light
+    /// (mdBook on the guide's pages, cargo-fuzz's command line), where the optimized build's
+    /// extra minute on a 2-core CI machine buys nothing.
+    pub(crate) unoptimized: bool,
 }
 
 impl PinnedTool {
@@ -29,12 +33,21 @@ impl PinnedTool {
         setup::tools_dir().join(self.krate)
     }
 
-    /// The binary, installed first when it is missing or not of the pin (version or features).
+    /// The binary, installed first when it is missing or not of the pin (version, features or
+    /// profile).
     pub(crate) fn ensure(&self) -> Result<PathBuf> {
         let root = self.root();
         let bin = root.join("bin").join(self.binary);
         let features = self.features.unwrap_or_default();
-        let stamp = Stamp::new(&root, &[self.version.as_bytes(), features.as_bytes()]);
+        let profile: &[u8] = if self.unoptimized {
+            b"debug"
+        } else {
+            b"release"
+        };
+        let stamp = Stamp::new(
+            &root,
+            &[self.version.as_bytes(), features.as_bytes(), profile],
+        );
         if stamp.matches() && bin.is_file() {
             return Ok(bin);
         }
@@ -43,6 +56,9 @@ impl PinnedTool {
         let mut args = vec!["install", "--locked", "--force", "--version", self.version];
         if let Some(features) = self.features {
             args.extend(["--no-default-features", "--features", features]);
+        }
+        if self.unoptimized {
+            args.push("--debug");
         }
         args.extend(["--root", &root_arg, self.krate]);
         crate::run("cargo", &args)?;

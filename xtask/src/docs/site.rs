@@ -16,6 +16,7 @@ pub(super) fn ensure_mdbook() -> Result<PathBuf> {
         features: Some(MDBOOK_FEATURES),
         binary: "mdbook",
         version_args: &["--version"],
+        unoptimized: true,
     }
     .ensure()
 }

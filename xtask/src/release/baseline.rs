@@ -202,6 +202,8 @@ pub(super) fn ensure_semver_checks() -> Result<PathBuf> {
         features: None,
         binary: "cargo-semver-checks",
         version_args: &["semver-checks", "--version"],
+        // It compares whole crates' rustdoc JSON: worth optimizing.
+        unoptimized: false,
     }
     .ensure()
 }
