@@ -62,13 +62,15 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         .map(str::to_owned)
         .to_vec()
     };
+    let mut build = cargo("build", "mcp-bench");
     if smoke {
         // The smoke run judges no number, so the minimal stdio servers are built with the
         // harness, on its dependencies' build (about two minutes less on 2 cores than the
         // separate builds below, whose binaries a full run measures).
-        let mut build = cargo("build", "mcp-bench");
         build.extend(["-p", "minimal-ours", "-p", "minimal-rmcp"].map(str::to_owned));
-        run_owned("cargo", &build)?;
+    }
+    run_owned("cargo", &build)?;
+    if smoke {
         // The harness's own unit tests (percentiles, /proc parsing, the report), in release
         // mode so that they share the build above; only the targets that have tests (the
         // servers' test builds would be four more binaries to compile for nothing).
@@ -76,7 +78,6 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         test.extend(["--lib", "--bin", "loadgen"].map(str::to_owned));
         run_owned("cargo", &test)?;
     } else {
-        run_owned("cargo", &cargo("build", "mcp-bench"))?;
         // The minimal stdio servers (their spawn time is measured) each in a build of its
         // own, as their users build them: built together with the harness, cargo would unify
         // their dependencies' features with the echo servers' (tokio's multi-thread scheduler,
