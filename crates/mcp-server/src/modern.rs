@@ -224,7 +224,7 @@ pub(crate) async fn serve(
         input,
     });
     let Request { method, params, .. } = request;
-    let call = McpRequest::new(Arc::from(&*method), params, cx.clone());
+    let call = McpRequest::new(method, params, cx.clone());
     match inner.service.oneshot(call).await {
         Ok(response) => Ok(response.into_raw()),
         Err(e) if is_input_required(&*e) => match binding {

@@ -25,7 +25,9 @@ pub(crate) struct Registry<T> {
 
 struct State<T> {
     items: Vec<Arc<T>>,
-    index: HashMap<String, usize>,
+    /// Looked up by names a peer sends, on every call: a keyed hash (foldhash's, seeded per
+    /// map), cheaper than SipHash (callgrind: 153 -> about 40 instructions per `tools/call`).
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     /// The items with their serialized definitions, built on the first list after a change.
     cache: Option<Listing<T>>,
 }
@@ -35,7 +37,7 @@ impl<T: Entry> Registry<T> {
         let registry = Registry {
             state: RwLock::new(State {
                 items: Vec::new(),
-                index: HashMap::new(),
+                index: HashMap::default(),
                 cache: None,
             }),
         };

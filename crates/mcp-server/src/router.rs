@@ -2,6 +2,7 @@
 //! from the server's registries (tools, resources, templates, prompts, completion, logging,
 //! subscriptions), else with the fallback, else -32601.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use mcp_types::{
@@ -96,7 +97,7 @@ fn ready(reply: Reply) -> BoxFuture<Reply> {
 /// Everything but `tasks/*`: the typed client requests, then the fallback.
 fn dispatch(
     server: Arc<ServerInner>,
-    method: Arc<str>,
+    method: Cow<'static, str>,
     params: Option<Box<serde_json::value::RawValue>>,
     cx: Context,
 ) -> BoxFuture<Reply> {

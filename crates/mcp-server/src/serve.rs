@@ -423,7 +423,6 @@ impl SessionHandler {
             },
         });
         let Request { method, params, .. } = request;
-        let method: Arc<str> = Arc::from(&*method);
         Ok((
             inner.service.oneshot(McpRequest::new(method, params, cx)),
             version,

@@ -8,6 +8,7 @@
 //! same way as handler errors: a crate [`Error`] or an `ErrorObject` found in
 //! the error's source chain keeps its code, anything else is -32603 with the error's message.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::poll_fn;
 use std::sync::Arc;
@@ -31,7 +32,8 @@ use crate::handler::BoxFuture;
 ///
 /// The lifecycle requests (`initialize`, `ping`) are answered before the middleware.
 pub struct McpRequest {
-    method: Arc<str>,
+    /// Moved from the engine's request (no copy per request).
+    method: Cow<'static, str>,
     params: Option<Box<RawValue>>,
     context: Context,
 }
@@ -46,7 +48,11 @@ impl fmt::Debug for McpRequest {
 }
 
 impl McpRequest {
-    pub(crate) fn new(method: Arc<str>, params: Option<Box<RawValue>>, context: Context) -> Self {
+    pub(crate) fn new(
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+        context: Context,
+    ) -> Self {
         McpRequest {
             method,
             params,
@@ -96,7 +102,7 @@ impl McpRequest {
         self.context.extensions()
     }
 
-    pub(crate) fn into_parts(self) -> (Arc<str>, Option<Box<RawValue>>, Context) {
+    pub(crate) fn into_parts(self) -> (Cow<'static, str>, Option<Box<RawValue>>, Context) {
         (self.method, self.params, self.context)
     }
 }
