@@ -5,7 +5,8 @@
 //! ([`report`]).
 //!
 //! The binaries: `echo-ours` and `echo-rmcp` (the same echo server on each SDK),
-//! `floor-stdio` and `floor-http` (the raw floors), and `loadgen` (the neutral load generator
+//! `floor-stdio` and `floor-http` (the raw floors), `floor-stdio-async` (the stdio floor on
+//! tokio's reactor, set beside `floor-stdio` in a table of its own), and `loadgen` (the neutral load generator
 //! that runs every scenario and writes the report; its Redis scenarios compare `echo-ours`
 //! with in-memory stores against `echo-ours --redis`, in tables of their own).
 

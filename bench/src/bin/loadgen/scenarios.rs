@@ -3,7 +3,7 @@
 use std::cell::OnceCell;
 
 use anyhow::{Context as _, Result};
-use mcp_bench::report::{Impl, Results, Target, Unit};
+use mcp_bench::report::{Impl, Results, Side, Target, Unit};
 use mcp_bench::stats::latency_us;
 use mcp_bench::wire;
 use testkit::RedisServer;
@@ -17,6 +17,23 @@ use crate::stdio::{self, Child};
 
 pub(crate) const SEQ: &str = "stdio sequential, loadgen and server pinned to one CPU";
 pub(crate) const PIPE: &str = "stdio pipelined, 32 calls in flight";
+/// The comparison tables of the stdio floor on tokio (`floor-stdio-async`: the same echo as
+/// the floor, on a `current_thread` runtime with its pipes registered with the reactor),
+/// measured in the stdio scenarios right after the floor: against the floor, what any server
+/// of that design pays (an `epoll_wait` per wake-up, the runtime's turn); against ours, what
+/// the SDK adds. The floor's and ours' values are those of the main tables.
+pub(crate) const FLOORS: &str =
+    "stdio: the floor against the same echo on tokio's reactor (what an async server pays)";
+pub(crate) const OVER_ASYNC: &str =
+    "stdio: the floor on tokio's reactor against ours (what the SDK adds)";
+/// The comparison tables' rows.
+const SEQ_P50: &str = "pinned sequential p50";
+const SEQ_P99: &str = "pinned sequential p99";
+const SEQ_CPU: &str = "pinned sequential server CPU per call";
+const PIPE_CALLS: &str = "pipelined calls/s";
+const PIPE_CPU: &str = "pipelined server CPU per call";
+/// The floor on tokio's binary.
+const ASYNC_FLOOR: &str = "floor-stdio-async";
 pub(crate) const SPAWN: &str = "spawn to initialize result (stdio)";
 /// The row of the minimal stdio servers' spawn (the one the target is judged on).
 const SPAWN_MINIMAL: &str = "p50, minimal stdio server";
@@ -340,41 +357,155 @@ pub(crate) fn echo_expect() -> Vec<u8> {
     format!("\"{}\"", wire::ECHO_TEXT).into_bytes()
 }
 
+/// The pinned sequential scenario's servers take turns in this many slices of the measured
+/// time (each after a short warm-up), all four started at once: on the 2-core VMs the latency
+/// of one server, the floor's included, moves between two levels about 3 µs apart from one
+/// stretch of seconds to the next, and whole-duration turns let one server land on the slow
+/// level while another lands on the fast one (the floor measured 4.6 to 8.2 µs at p50 across
+/// one run's repetitions).
+const SEQUENTIAL_SLICES: usize = 12;
+
+/// One server of the pinned sequential scenario, and what its slices measured so far.
+struct SequentialRun {
+    /// The column (`None`: the floor on tokio, whose values go to the comparison tables).
+    imp: Option<Impl>,
+    child: Child,
+    latencies: Vec<u64>,
+    cpu_ns: f64,
+}
+
 fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
-    for imp in Impl::ALL {
-        attempt(results, SEQ, imp, |results| {
-            let _pinned = stdio::pin(cx.options.pin)?;
-            let mut child = Child::spawn(&cx.command(imp, true))?;
-            child.handshake()?;
-            let lat = stdio::sequential(
-                &mut child,
-                &wire::echo(),
-                &echo_expect(),
-                cx.options.warmup,
-                cx.options.duration,
-            )?;
-            let p = latency_us(lat);
-            results.add(SEQ, "p50", Unit::Micros, imp, p.p50);
-            results.add(SEQ, "p90", Unit::Micros, imp, p.p90);
-            results.add(SEQ, "p99", Unit::Micros, imp, p.p99);
+    declare_async_floor_tables(results);
+    let start = |command: &[String]| -> Result<Child> {
+        let mut child = Child::spawn(command)?;
+        child.handshake()?;
+        Ok(child)
+    };
+    let Ok(_pinned) = stdio::pin(cx.options.pin).inspect_err(|e| {
+        results.failures.push(format!("{SEQ}: pinning: {e:#}"));
+    }) else {
+        return;
+    };
+    // Started while pinned: the servers inherit the CPU.
+    let mut runs = Vec::new();
+    for imp in [Some(Impl::Floor), None, Some(Impl::Rmcp), Some(Impl::Ours)] {
+        let command = match imp {
+            Some(imp) => cx.command(imp, true),
+            None => cx.binary(ASYNC_FLOOR),
+        };
+        sequential_attempt(results, imp, |_| {
+            let child = start(&command)?;
+            runs.push(SequentialRun {
+                imp,
+                child,
+                latencies: Vec::new(),
+                cpu_ns: 0.0,
+            });
             Ok(())
         });
     }
+    let slice = cx.options.duration / SEQUENTIAL_SLICES as u32;
+    let warmup = cx.options.warmup / SEQUENTIAL_SLICES as u32;
+    for _ in 0..SEQUENTIAL_SLICES {
+        let mut failed = Vec::new();
+        for (i, run) in runs.iter_mut().enumerate() {
+            sequential_attempt(results, run.imp, |_| {
+                let measured =
+                    stdio::sequential(&mut run.child, &wire::echo(), &echo_expect(), warmup, slice)
+                        .inspect_err(|_| failed.push(i))?;
+                run.cpu_ns += measured.server_cpu_ns_per_call * measured.latencies.len() as f64;
+                run.latencies.extend(measured.latencies);
+                Ok(())
+            });
+        }
+        for i in failed.into_iter().rev() {
+            runs.remove(i);
+        }
+    }
+    for run in runs {
+        let cpu = run.cpu_ns / run.latencies.len().max(1) as f64 / 1000.0;
+        let p = latency_us(run.latencies);
+        let Some(imp) = run.imp else {
+            async_floor(results, SEQ_P50, Unit::Micros, p.p50);
+            async_floor(results, SEQ_P99, Unit::Micros, p.p99);
+            async_floor(results, SEQ_CPU, Unit::Micros, cpu);
+            continue;
+        };
+        results.add(SEQ, "p50", Unit::Micros, imp, p.p50);
+        results.add(SEQ, "p90", Unit::Micros, imp, p.p90);
+        results.add(SEQ, "p99", Unit::Micros, imp, p.p99);
+        results.add(SEQ, "server CPU per call", Unit::Micros, imp, cpu);
+        compare_with_async_floor(results, imp, SEQ_P50, Unit::Micros, p.p50);
+        compare_with_async_floor(results, imp, SEQ_P99, Unit::Micros, p.p99);
+        compare_with_async_floor(results, imp, SEQ_CPU, Unit::Micros, cpu);
+    }
+}
+
+/// `attempt` for a server of the pinned sequential scenario (`None`: the floor on tokio).
+fn sequential_attempt(
+    results: &mut Results,
+    imp: Option<Impl>,
+    f: impl FnOnce(&mut Results) -> Result<()>,
+) {
+    match imp {
+        Some(imp) => attempt(results, SEQ, imp, f),
+        None => record(results, FLOORS, ASYNC_FLOOR, f),
+    }
+}
+
+/// Declares the two comparison tables of the floor on tokio.
+fn declare_async_floor_tables(results: &mut Results) {
+    let pairs = &mut results.pairs;
+    pairs.group(FLOORS, "floor", "floor on tokio", "tokio/floor");
+    pairs.group(OVER_ASYNC, "floor on tokio", "ours", "ours/tokio");
+}
+
+/// Puts the floor's or ours' value of a stdio row in its comparison with the floor on tokio.
+fn compare_with_async_floor(results: &mut Results, imp: Impl, row: &str, unit: Unit, value: f64) {
+    match imp {
+        Impl::Floor => results.pairs.add(FLOORS, row, unit, Side::Base, value),
+        Impl::Ours => results
+            .pairs
+            .add(OVER_ASYNC, row, unit, Side::Variant, value),
+        Impl::Rmcp => {}
+    }
+}
+
+/// Puts the floor on tokio's value of a stdio row in both comparisons.
+fn async_floor(results: &mut Results, row: &str, unit: Unit, value: f64) {
+    results.pairs.add(FLOORS, row, unit, Side::Variant, value);
+    results.pairs.add(OVER_ASYNC, row, unit, Side::Base, value);
 }
 
 fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    declare_async_floor_tables(results);
+    let pipelined = |command: &[String]| -> Result<stdio::Pipelined> {
+        let child = Child::spawn(command)?;
+        stdio::pipelined(child, 32, cx.options.warmup, cx.options.duration)
+    };
     for imp in Impl::ALL {
         attempt(results, PIPE, imp, |results| {
-            let child = Child::spawn(&cx.command(imp, true))?;
-            let run = stdio::pipelined(child, 32, cx.options.warmup, cx.options.duration)?;
+            let run = pipelined(&cx.command(imp, true))?;
             let p = latency_us(run.latencies);
+            let cpu = run.server_cpu_ns_per_call / 1000.0;
             results.add(PIPE, "calls/s", Unit::PerSecond, imp, run.calls_per_second);
             results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
             results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
-            let cpu = run.server_cpu_ns_per_call / 1000.0;
             results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
+            let calls = run.calls_per_second;
+            compare_with_async_floor(results, imp, PIPE_CALLS, Unit::PerSecond, calls);
+            compare_with_async_floor(results, imp, PIPE_CPU, Unit::Micros, cpu);
             Ok(())
         });
+        if imp == Impl::Floor {
+            record(results, FLOORS, ASYNC_FLOOR, |results| {
+                let run = pipelined(&cx.binary(ASYNC_FLOOR))?;
+                let cpu = run.server_cpu_ns_per_call / 1000.0;
+                async_floor(results, PIPE_CALLS, Unit::PerSecond, run.calls_per_second);
+                async_floor(results, PIPE_CPU, Unit::Micros, cpu);
+                Ok(())
+            });
+        }
     }
 }
 
@@ -445,7 +576,7 @@ fn blob_stdio(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
                 cx.options.warmup,
                 cx.options.duration,
             )?;
-            add_blob(results, "stdio", imp, lat);
+            add_blob(results, "stdio", imp, lat.latencies);
             Ok(())
         });
     }

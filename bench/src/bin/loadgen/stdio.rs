@@ -165,15 +165,23 @@ impl Drop for Pinned {
     }
 }
 
-/// Calls `request` one at a time for `warmup`, then for `duration`; the latencies (ns) of
-/// the measured calls (at least 3).
+/// What a sequential run measured.
+pub(crate) struct Sequential {
+    /// Of the measured calls (at least 3), in ns.
+    pub(crate) latencies: Vec<u64>,
+    /// The server's CPU time over the measured calls (`/proc`), per call: beside the
+    /// latency, how much of a call the server spent working rather than waiting.
+    pub(crate) server_cpu_ns_per_call: f64,
+}
+
+/// Calls `request` one at a time for `warmup`, then for `duration`.
 pub(crate) fn sequential(
     child: &mut Child,
     request: &Template,
     expect: &[u8],
     warmup: Duration,
     duration: Duration,
-) -> Result<Vec<u64>> {
+) -> Result<Sequential> {
     let mut id = 1;
     let mut bytes = Vec::new();
     let warm_end = Instant::now() + warmup;
@@ -184,6 +192,7 @@ pub(crate) fn sequential(
         id += 1;
     }
     let mut latencies = Vec::new();
+    let cpu_start = procfs::cpu_ns(child.pid())?;
     let start = Instant::now();
     while start.elapsed() < duration || latencies.len() < 3 {
         bytes.clear();
@@ -193,7 +202,12 @@ pub(crate) fn sequential(
         latencies.push(sent.elapsed().as_nanos() as u64);
         id += 1;
     }
-    Ok(latencies)
+    let cpu = procfs::cpu_ns(child.pid())?.saturating_sub(cpu_start);
+    let server_cpu_ns_per_call = cpu as f64 / latencies.len() as f64;
+    Ok(Sequential {
+        latencies,
+        server_cpu_ns_per_call,
+    })
 }
 
 /// Lists all tools (following `nextCursor`) one listing at a time for `warmup`, then for
