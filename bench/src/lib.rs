@@ -6,9 +6,10 @@
 //!
 //! The binaries: `echo-ours` and `echo-rmcp` (the same echo server on each SDK),
 //! `floor-stdio` and `floor-http` (the raw floors), `floor-stdio-async` (the stdio floor on
-//! tokio's reactor, set beside `floor-stdio` in a table of its own), and `loadgen` (the neutral load generator
-//! that runs every scenario and writes the report; its Redis scenarios compare `echo-ours`
-//! with in-memory stores against `echo-ours --redis`, in tables of their own).
+//! tokio's reactor, set against `floor-stdio` and `echo-ours` in tables of their own), and
+//! `loadgen` (the neutral load generator that runs every scenario and writes the report; its
+//! Redis scenarios compare `echo-ours` with in-memory stores against `echo-ours --redis`, in
+//! tables of their own).
 
 pub mod args;
 pub mod floor;

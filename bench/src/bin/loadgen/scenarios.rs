@@ -330,27 +330,30 @@ pub(crate) fn run_all(options: &Options, runtime: &Runtime, results: &mut Result
     Ok(())
 }
 
-/// Runs `f`, recording its error as a failure of `what`.
+/// Runs `f`, recording its error as a failure of `what`; whether it succeeded.
 fn attempt(
     results: &mut Results,
     what: &str,
     imp: Impl,
     f: impl FnOnce(&mut Results) -> Result<()>,
-) {
-    record(results, what, imp.name(), f);
+) -> bool {
+    record(results, what, imp.name(), f)
 }
 
-/// Runs `f`, recording its error as a failure of `what` for `who` (a column).
+/// Runs `f`, recording its error as a failure of `what` for `who` (a column); whether it
+/// succeeded.
 pub(crate) fn record(
     results: &mut Results,
     what: &str,
     who: &str,
     f: impl FnOnce(&mut Results) -> Result<()>,
-) {
-    if let Err(e) = f(results) {
-        eprintln!("loadgen: {what} / {who} failed: {e:#}");
-        results.failures.push(format!("{what} / {who}: {e:#}"));
-    }
+) -> bool {
+    let Err(e) = f(results) else {
+        return true;
+    };
+    eprintln!("loadgen: {what} / {who} failed: {e:#}");
+    results.failures.push(format!("{what} / {who}: {e:#}"));
+    false
 }
 
 pub(crate) fn echo_expect() -> Vec<u8> {
@@ -365,90 +368,29 @@ pub(crate) fn echo_expect() -> Vec<u8> {
 /// one run's repetitions).
 const SEQUENTIAL_SLICES: usize = 12;
 
-/// One server of the pinned sequential scenario, and what its slices measured so far.
-struct SequentialRun {
-    /// The column (`None`: the floor on tokio, whose values go to the comparison tables).
-    imp: Option<Impl>,
-    child: Child,
-    latencies: Vec<u64>,
-    cpu_ns: f64,
-}
+/// The stdio scenarios' servers, in the order they run: `None` is the floor on tokio, right
+/// after the floor.
+const STDIO_SERVERS: [Option<Impl>; 4] =
+    [Some(Impl::Floor), None, Some(Impl::Rmcp), Some(Impl::Ours)];
 
-fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
-    declare_async_floor_tables(results);
-    let start = |command: &[String]| -> Result<Child> {
-        let mut child = Child::spawn(command)?;
-        child.handshake()?;
-        Ok(child)
-    };
-    let Ok(_pinned) = stdio::pin(cx.options.pin).inspect_err(|e| {
-        results.failures.push(format!("{SEQ}: pinning: {e:#}"));
-    }) else {
-        return;
-    };
-    // Started while pinned: the servers inherit the CPU.
-    let mut runs = Vec::new();
-    for imp in [Some(Impl::Floor), None, Some(Impl::Rmcp), Some(Impl::Ours)] {
-        let command = match imp {
-            Some(imp) => cx.command(imp, true),
-            None => cx.binary(ASYNC_FLOOR),
-        };
-        sequential_attempt(results, imp, |_| {
-            let child = start(&command)?;
-            runs.push(SequentialRun {
-                imp,
-                child,
-                latencies: Vec::new(),
-                cpu_ns: 0.0,
-            });
-            Ok(())
-        });
-    }
-    let slice = cx.options.duration / SEQUENTIAL_SLICES as u32;
-    let warmup = cx.options.warmup / SEQUENTIAL_SLICES as u32;
-    for _ in 0..SEQUENTIAL_SLICES {
-        let mut failed = Vec::new();
-        for (i, run) in runs.iter_mut().enumerate() {
-            sequential_attempt(results, run.imp, |_| {
-                let measured =
-                    stdio::sequential(&mut run.child, &wire::echo(), &echo_expect(), warmup, slice)
-                        .inspect_err(|_| failed.push(i))?;
-                run.cpu_ns += measured.server_cpu_ns_per_call * measured.latencies.len() as f64;
-                run.latencies.extend(measured.latencies);
-                Ok(())
-            });
-        }
-        for i in failed.into_iter().rev() {
-            runs.remove(i);
-        }
-    }
-    for run in runs {
-        let cpu = run.cpu_ns / run.latencies.len().max(1) as f64 / 1000.0;
-        let p = latency_us(run.latencies);
-        let Some(imp) = run.imp else {
-            async_floor(results, SEQ_P50, Unit::Micros, p.p50);
-            async_floor(results, SEQ_P99, Unit::Micros, p.p99);
-            async_floor(results, SEQ_CPU, Unit::Micros, cpu);
-            continue;
-        };
-        results.add(SEQ, "p50", Unit::Micros, imp, p.p50);
-        results.add(SEQ, "p90", Unit::Micros, imp, p.p90);
-        results.add(SEQ, "p99", Unit::Micros, imp, p.p99);
-        results.add(SEQ, "server CPU per call", Unit::Micros, imp, cpu);
-        compare_with_async_floor(results, imp, SEQ_P50, Unit::Micros, p.p50);
-        compare_with_async_floor(results, imp, SEQ_P99, Unit::Micros, p.p99);
-        compare_with_async_floor(results, imp, SEQ_CPU, Unit::Micros, cpu);
+/// The command of a stdio scenario's server.
+fn stdio_command(cx: &Ctx<'_>, imp: Option<Impl>) -> Vec<String> {
+    match imp {
+        Some(imp) => cx.command(imp, true),
+        None => cx.binary(ASYNC_FLOOR),
     }
 }
 
-/// `attempt` for a server of the pinned sequential scenario (`None`: the floor on tokio).
-fn sequential_attempt(
+/// `attempt` for a stdio scenario's server (the floor on tokio's failures are the
+/// comparison's); whether `f` succeeded.
+fn stdio_attempt(
     results: &mut Results,
+    what: &str,
     imp: Option<Impl>,
     f: impl FnOnce(&mut Results) -> Result<()>,
-) {
+) -> bool {
     match imp {
-        Some(imp) => attempt(results, SEQ, imp, f),
+        Some(imp) => attempt(results, what, imp, f),
         None => record(results, FLOORS, ASYNC_FLOOR, f),
     }
 }
@@ -460,52 +402,110 @@ fn declare_async_floor_tables(results: &mut Results) {
     pairs.group(OVER_ASYNC, "floor on tokio", "ours", "ours/tokio");
 }
 
-/// Puts the floor's or ours' value of a stdio row in its comparison with the floor on tokio.
-fn compare_with_async_floor(results: &mut Results, imp: Impl, row: &str, unit: Unit, value: f64) {
+/// Puts a stdio server's value of `row` where the comparisons with the floor on tokio take
+/// it: the floor's and ours' in one, the floor on tokio's in both, rmcp's in neither.
+fn compare_with_async_floor(
+    results: &mut Results,
+    imp: Option<Impl>,
+    row: &str,
+    unit: Unit,
+    value: f64,
+) {
+    let pairs = &mut results.pairs;
     match imp {
-        Impl::Floor => results.pairs.add(FLOORS, row, unit, Side::Base, value),
-        Impl::Ours => results
-            .pairs
-            .add(OVER_ASYNC, row, unit, Side::Variant, value),
-        Impl::Rmcp => {}
+        Some(Impl::Floor) => pairs.add(FLOORS, row, unit, Side::Base, value),
+        Some(Impl::Ours) => pairs.add(OVER_ASYNC, row, unit, Side::Variant, value),
+        Some(Impl::Rmcp) => {}
+        None => {
+            pairs.add(FLOORS, row, unit, Side::Variant, value);
+            pairs.add(OVER_ASYNC, row, unit, Side::Base, value);
+        }
     }
 }
 
-/// Puts the floor on tokio's value of a stdio row in both comparisons.
-fn async_floor(results: &mut Results, row: &str, unit: Unit, value: f64) {
-    results.pairs.add(FLOORS, row, unit, Side::Variant, value);
-    results.pairs.add(OVER_ASYNC, row, unit, Side::Base, value);
+/// One server of the pinned sequential scenario, and what its slices measured so far.
+struct SequentialRun {
+    imp: Option<Impl>,
+    child: Child,
+    latencies: Vec<u64>,
+    cpu_ns: u64,
+}
+
+fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    declare_async_floor_tables(results);
+    let Ok(_pinned) = stdio::pin(cx.options.pin).inspect_err(|e| {
+        results.failures.push(format!("{SEQ}: pinning: {e:#}"));
+    }) else {
+        return;
+    };
+    // Started while pinned: the servers inherit the CPU.
+    let mut runs = Vec::new();
+    for imp in STDIO_SERVERS {
+        stdio_attempt(results, SEQ, imp, |_| {
+            let mut child = Child::spawn(&stdio_command(cx, imp))?;
+            child.handshake()?;
+            runs.push(SequentialRun {
+                imp,
+                child,
+                latencies: Vec::new(),
+                cpu_ns: 0,
+            });
+            Ok(())
+        });
+    }
+    let slice = cx.options.duration / SEQUENTIAL_SLICES as u32;
+    let warmup = cx.options.warmup / SEQUENTIAL_SLICES as u32;
+    for _ in 0..SEQUENTIAL_SLICES {
+        // A server whose slice failed is dropped from the scenario.
+        runs.retain_mut(|run| {
+            stdio_attempt(results, SEQ, run.imp, |_| {
+                let measured = stdio::sequential(
+                    &mut run.child,
+                    &wire::echo(),
+                    &echo_expect(),
+                    warmup,
+                    slice,
+                )?;
+                run.cpu_ns += measured.server_cpu_ns;
+                run.latencies.extend(measured.latencies);
+                Ok(())
+            })
+        });
+    }
+    for run in runs {
+        let cpu = run.cpu_ns as f64 / run.latencies.len().max(1) as f64 / 1000.0;
+        let p = latency_us(run.latencies);
+        if let Some(imp) = run.imp {
+            results.add(SEQ, "p50", Unit::Micros, imp, p.p50);
+            results.add(SEQ, "p90", Unit::Micros, imp, p.p90);
+            results.add(SEQ, "p99", Unit::Micros, imp, p.p99);
+            results.add(SEQ, "server CPU per call", Unit::Micros, imp, cpu);
+        }
+        compare_with_async_floor(results, run.imp, SEQ_P50, Unit::Micros, p.p50);
+        compare_with_async_floor(results, run.imp, SEQ_P99, Unit::Micros, p.p99);
+        compare_with_async_floor(results, run.imp, SEQ_CPU, Unit::Micros, cpu);
+    }
 }
 
 fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     declare_async_floor_tables(results);
-    let pipelined = |command: &[String]| -> Result<stdio::Pipelined> {
-        let child = Child::spawn(command)?;
-        stdio::pipelined(child, 32, cx.options.warmup, cx.options.duration)
-    };
-    for imp in Impl::ALL {
-        attempt(results, PIPE, imp, |results| {
-            let run = pipelined(&cx.command(imp, true))?;
-            let p = latency_us(run.latencies);
-            let cpu = run.server_cpu_ns_per_call / 1000.0;
-            results.add(PIPE, "calls/s", Unit::PerSecond, imp, run.calls_per_second);
-            results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
-            results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
-            results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
+    for imp in STDIO_SERVERS {
+        stdio_attempt(results, PIPE, imp, |results| {
+            let child = Child::spawn(&stdio_command(cx, imp))?;
+            let run = stdio::pipelined(child, 32, cx.options.warmup, cx.options.duration)?;
             let calls = run.calls_per_second;
+            let cpu = run.server_cpu_ns_per_call / 1000.0;
+            if let Some(imp) = imp {
+                let p = latency_us(run.latencies);
+                results.add(PIPE, "calls/s", Unit::PerSecond, imp, calls);
+                results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
+                results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
+                results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
+            }
             compare_with_async_floor(results, imp, PIPE_CALLS, Unit::PerSecond, calls);
             compare_with_async_floor(results, imp, PIPE_CPU, Unit::Micros, cpu);
             Ok(())
         });
-        if imp == Impl::Floor {
-            record(results, FLOORS, ASYNC_FLOOR, |results| {
-                let run = pipelined(&cx.binary(ASYNC_FLOOR))?;
-                let cpu = run.server_cpu_ns_per_call / 1000.0;
-                async_floor(results, PIPE_CALLS, Unit::PerSecond, run.calls_per_second);
-                async_floor(results, PIPE_CPU, Unit::Micros, cpu);
-                Ok(())
-            });
-        }
     }
 }
 
@@ -522,28 +522,30 @@ fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     let mut failed = [false; 3];
     for _ in 0..times {
         for (i, imp) in Impl::ALL.into_iter().enumerate() {
-            if failed[i] {
-                continue;
+            if !failed[i] {
+                failed[i] = !attempt(results, SPAWN, imp, |_| {
+                    echo[i].push(stdio::spawn_to_initialize(&cx.command(imp, true))?);
+                    minimal[i].push(stdio::spawn_to_initialize(&cx.minimal_command(imp))?);
+                    Ok(())
+                });
             }
-            attempt(results, SPAWN, imp, |_| {
-                // Cleared once both spawns of the round are measured.
-                failed[i] = true;
-                echo[i].push(stdio::spawn_to_initialize(&cx.command(imp, true))?);
-                minimal[i].push(stdio::spawn_to_initialize(&cx.minimal_command(imp))?);
-                failed[i] = false;
-                Ok(())
-            });
         }
     }
-    for (i, imp) in Impl::ALL.into_iter().enumerate() {
-        if failed[i] {
+    let servers = Impl::ALL.into_iter().zip(echo).zip(minimal).zip(failed);
+    for (((imp, echo), minimal), failed) in servers {
+        if failed {
             continue;
         }
-        let p = latency_us(std::mem::take(&mut echo[i]));
+        let p = latency_us(echo);
         results.add(SPAWN, "p50", Unit::Micros, imp, p.p50);
         results.add(SPAWN, "p90", Unit::Micros, imp, p.p90);
-        let p = latency_us(std::mem::take(&mut minimal[i]));
-        results.add(SPAWN, SPAWN_MINIMAL, Unit::Micros, imp, p.p50);
+        results.add(
+            SPAWN,
+            SPAWN_MINIMAL,
+            Unit::Micros,
+            imp,
+            latency_us(minimal).p50,
+        );
     }
 }
 

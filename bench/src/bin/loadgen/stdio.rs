@@ -169,9 +169,9 @@ impl Drop for Pinned {
 pub(crate) struct Sequential {
     /// Of the measured calls (at least 3), in ns.
     pub(crate) latencies: Vec<u64>,
-    /// The server's CPU time over the measured calls (`/proc`), per call: beside the
-    /// latency, how much of a call the server spent working rather than waiting.
-    pub(crate) server_cpu_ns_per_call: f64,
+    /// The server's CPU time over the measured calls (`/proc`), in ns: beside the latency,
+    /// how much of the calls the server spent working rather than waiting.
+    pub(crate) server_cpu_ns: u64,
 }
 
 /// Calls `request` one at a time for `warmup`, then for `duration`.
@@ -202,11 +202,10 @@ pub(crate) fn sequential(
         latencies.push(sent.elapsed().as_nanos() as u64);
         id += 1;
     }
-    let cpu = procfs::cpu_ns(child.pid())?.saturating_sub(cpu_start);
-    let server_cpu_ns_per_call = cpu as f64 / latencies.len() as f64;
+    let server_cpu_ns = procfs::cpu_ns(child.pid())?.saturating_sub(cpu_start);
     Ok(Sequential {
         latencies,
-        server_cpu_ns_per_call,
+        server_cpu_ns,
     })
 }
 
