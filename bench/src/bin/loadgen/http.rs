@@ -3,6 +3,7 @@
 
 use std::process::{ChildStdout, Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
@@ -87,7 +88,13 @@ pub(crate) struct Conn {
     sender: SendRequest<Full<Bytes>>,
     session: Option<HeaderValue>,
     shape: Shape,
+    /// The last request id this connection used: ids are never reused in a session, also
+    /// across the closed loops (slices) the connection takes part in.
+    last_id: u64,
 }
+
+/// Each connection numbers its requests in a range of 2^32 ids of its own.
+static ID_RANGES: AtomicU64 = AtomicU64::new(1);
 
 impl Conn {
     /// Connects; for [`Shape::Stateful`], opens a session (`initialize` with id 0, then
@@ -124,6 +131,7 @@ impl Conn {
             sender,
             session: None,
             shape,
+            last_id: ID_RANGES.fetch_add(1, Ordering::Relaxed) << 32,
         })
     }
 
@@ -214,6 +222,12 @@ impl Conn {
         wire::check(message, id, expect).map_err(anyhow::Error::msg)
     }
 
+    /// The id of this connection's next request.
+    fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
+    }
+
     /// Does `op` (with request id `id`).
     async fn run(&mut self, op: &Op, id: u64) -> Result<()> {
         match op {
@@ -241,46 +255,116 @@ pub(crate) enum Op {
     Open,
 }
 
-/// What a closed-loop run measured.
+/// What a closed-loop run measured, or the sum of several (the slices of one, see
+/// [`closed_loop`]).
 pub(crate) struct Load {
-    pub(crate) requests_per_second: f64,
+    /// One per request answered in the measured window.
     pub(crate) latencies: Vec<u64>,
-    /// The CPU time per request of each group of processes measured (see [`run_loop`]).
-    pub(crate) cpu_ns_per_request: Vec<f64>,
+    /// How long the window was.
+    measured: Duration,
+    /// The CPU time of each group of processes measured (see [`run_loop`]) in the window.
+    cpu_ns: Vec<u64>,
 }
 
-/// `concurrency` workers, each on its own connection, call `request` back to back for
-/// `warmup`, then for `duration`; req/s, latencies and server CPU per request over the
-/// measured window.
+impl Load {
+    pub(crate) fn requests_per_second(&self) -> f64 {
+        self.latencies.len() as f64 / self.measured.as_secs_f64()
+    }
+
+    /// The CPU time per request of the `group`th group of processes, if it was measured.
+    pub(crate) fn cpu_ns_per_request(&self, group: usize) -> Option<f64> {
+        let cpu = *self.cpu_ns.get(group)?;
+        Some(cpu as f64 / self.latencies.len().max(1) as f64)
+    }
+
+    /// Adds `other`'s window to this one's (the same groups of processes measured).
+    fn absorb(&mut self, other: Load) {
+        self.latencies.extend(other.latencies);
+        self.measured += other.measured;
+        for (sum, cpu) in self.cpu_ns.iter_mut().zip(other.cpu_ns) {
+            *sum += cpu;
+        }
+    }
+}
+
+/// The closed loops of [`closed_loop`] take turns in this many slices of the measured time
+/// (each after a short warm-up), the servers all started at once: on the 2-core VMs one
+/// server's throughput moves with the VM from one stretch of seconds to the next (the HTTP
+/// floor's c=64 repetitions spread from 62.6k to 83.4k req/s within one run), and
+/// whole-duration turns let one server land on a slow stretch while another lands on a fast
+/// one. The stdio pinned sequential scenario does the same.
+pub(crate) const SLICES: usize = 12;
+
+/// One server of [`closed_loop`], and what its slices measured so far (or how it failed).
+pub(crate) struct Looped<'a> {
+    server: &'a Server,
+    conns: Vec<Conn>,
+    load: Result<Option<Load>>,
+}
+
+impl<'a> Looped<'a> {
+    /// `concurrency` connections to `server` (sessions, when `shape` is stateful).
+    pub(crate) async fn open(server: &'a Server, shape: Shape, concurrency: usize) -> Result<Self> {
+        let mut conns = Vec::with_capacity(concurrency);
+        for _ in 0..concurrency {
+            conns.push(Conn::open(&server.addr, shape).await?);
+        }
+        Ok(Self {
+            server,
+            conns,
+            load: Ok(None),
+        })
+    }
+
+    /// The sum of its slices, or the error that ended its turns.
+    pub(crate) fn into_load(self) -> Result<Load> {
+        self.load?.context("no slice ran")
+    }
+}
+
+/// The servers of `runs` (each with its workers' connections) call `request` back to back in
+/// turns: [`SLICES`] slices of `duration`, each after a warm-up of the same share of
+/// `warmup`, the servers one after the other in each slice. A server whose slice fails takes
+/// no more turns.
 pub(crate) async fn closed_loop(
-    server: &Server,
-    shape: Shape,
-    concurrency: usize,
+    runs: &mut [Looped<'_>],
     request: Template,
     expect: Vec<u8>,
     warmup: Duration,
     duration: Duration,
-) -> Result<Load> {
-    let mut conns = Vec::with_capacity(concurrency);
-    for _ in 0..concurrency {
-        conns.push(Conn::open(&server.addr, shape).await?);
-    }
+) {
     let op = Op::Call {
         request: Arc::new(request),
         expect: Arc::new(expect),
         events: None,
     };
-    run_loop(conns, &[&[server.pid()]], op, warmup, duration).await
+    let (warmup, duration) = (warmup / SLICES as u32, duration / SLICES as u32);
+    for _ in 0..SLICES {
+        for run in runs.iter_mut() {
+            let Ok(load) = &mut run.load else {
+                continue;
+            };
+            let pids = [run.server.pid()];
+            match run_loop(&mut run.conns, &[&pids], op.clone(), warmup, duration).await {
+                Ok(slice) => match load {
+                    Some(load) => load.absorb(slice),
+                    None => *load = Some(slice),
+                },
+                Err(e) => run.load = Err(e),
+            }
+        }
+    }
 }
 
-/// One worker per connection of `conns` does `op` back to back for `warmup`, then for
-/// `duration`: ops/s, latencies, and the CPU time per op of each group of `pids` (the sum
-/// over the group's processes) over the measured window.
 /// How long one request of a closed loop may take before the run fails.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// One worker per connection of `conns` does `op` back to back for `warmup`, then for
+/// `duration`: the latencies, and the CPU time of each group of `pids` (the sum over the
+/// group's processes) over the measured window. The connections are given back in `conns`
+/// when the loop succeeds.
 pub(crate) async fn run_loop(
-    conns: Vec<Conn>,
+    conns: &mut Vec<Conn>,
     pids: &[&[u32]],
     op: Op,
     warmup: Duration,
@@ -289,16 +373,15 @@ pub(crate) async fn run_loop(
     let start = Instant::now();
     let (measure_from, measure_to) = (start + warmup, start + warmup + duration);
     let mut workers = Vec::with_capacity(conns.len());
-    for (worker, mut conn) in conns.into_iter().enumerate() {
+    for mut conn in conns.drain(..) {
         let op = op.clone();
         workers.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
-            let mut id = (worker as u64) << 32;
             loop {
-                id += 1;
+                let id = conn.next_id();
                 let sent = Instant::now();
                 if sent >= measure_to {
-                    return Ok::<_, anyhow::Error>(latencies);
+                    return Ok::<_, anyhow::Error>((conn, latencies));
                 }
                 // A lost answer fails the run (it would otherwise wait for ever).
                 tokio::time::timeout(ANSWER_TIMEOUT, conn.run(&op, id))
@@ -325,20 +408,21 @@ pub(crate) async fn run_loop(
     let cpu_stop = pids.iter().map(|g| cpu(g)).collect::<Result<Vec<_>>>()?;
     let mut latencies = Vec::new();
     for worker in workers {
-        latencies.extend(worker.await??);
+        let (conn, measured) = worker.await??;
+        conns.push(conn);
+        latencies.extend(measured);
     }
     if latencies.is_empty() {
         bail!("no request completed in the measured window");
     }
-    let requests = latencies.len() as f64;
     Ok(Load {
-        requests_per_second: requests / duration.as_secs_f64(),
-        cpu_ns_per_request: cpu_start
+        latencies,
+        measured: duration,
+        cpu_ns: cpu_start
             .iter()
             .zip(&cpu_stop)
-            .map(|(a, b)| b.saturating_sub(*a) as f64 / requests)
+            .map(|(a, b)| b.saturating_sub(*a))
             .collect(),
-        latencies,
     })
 }
 

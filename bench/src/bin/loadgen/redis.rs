@@ -73,27 +73,23 @@ fn add_load(
     load: Load,
 ) {
     let pairs = &mut results.pairs;
-    let p = latency_us(load.latencies);
     let row = |name: &str| format!("{prefix} {name}");
     pairs.add(
         group,
         &row(&format!("{what}/s")),
         Unit::PerSecond,
         side,
-        load.requests_per_second,
+        load.requests_per_second(),
     );
+    let server_cpu = load.cpu_ns_per_request(0).unwrap_or_default();
+    let redis_cpu = load.cpu_ns_per_request(1);
+    let p = latency_us(load.latencies);
     pairs.add(group, &row("p50"), Unit::Micros, side, p.p50);
     pairs.add(group, &row("p99"), Unit::Micros, side, p.p99);
     let server = row(&format!("server CPU per {unit}"));
-    pairs.add(
-        group,
-        &server,
-        Unit::Micros,
-        side,
-        load.cpu_ns_per_request[0] / 1e3,
-    );
+    pairs.add(group, &server, Unit::Micros, side, server_cpu / 1e3);
     let redis = row(&format!("redis-server CPU per {unit}"));
-    match load.cpu_ns_per_request.get(1) {
+    match redis_cpu {
         Some(ns) if redis_measured => pairs.add(group, &redis, Unit::Micros, side, ns / 1e3),
         _ => pairs.not_applicable(group, &redis, Unit::Micros, side),
     }
@@ -142,9 +138,9 @@ fn stores_calls(cx: &Ctx<'_>, results: &mut Results, sse: bool) {
                 let load = cx
                     .runtime
                     .block_on(async {
-                        let conns = sessions(&server.addr, c).await?;
+                        let mut conns = sessions(&server.addr, c).await?;
                         let pids = [&[server.pid()][..], &redis_pids];
-                        http::run_loop(conns, &pids, op, warmup, duration).await
+                        http::run_loop(&mut conns, &pids, op, warmup, duration).await
                     })
                     .with_context(|| format!("{label} c={c}"))?;
                 let prefix = format!("{label} c={c}");
@@ -183,9 +179,9 @@ pub(crate) fn redis_sessions(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
             let load = cx
                 .runtime
                 .block_on(async {
-                    let conns = sessions(&server.addr, OPEN_CONCURRENCY).await?;
+                    let mut conns = sessions(&server.addr, OPEN_CONCURRENCY).await?;
                     let pids = [&[server.pid()][..], &redis_pids];
-                    http::run_loop(conns, &pids, Op::Open, warmup, duration).await
+                    http::run_loop(&mut conns, &pids, Op::Open, warmup, duration).await
                 })
                 .context("session open")?;
             let prefix = format!("session open c={OPEN_CONCURRENCY}");
@@ -232,7 +228,7 @@ pub(crate) fn redis_forwarded(cx: &Ctx<'_>, results: &mut Results, _rep: usize) 
                         }
                         let pids = [&[a.pid(), b.pid()][..], &[redis.pid()][..]];
                         let op = call(wire::echo(), None);
-                        http::run_loop(conns, &pids, op, warmup, duration).await
+                        http::run_loop(&mut conns, &pids, op, warmup, duration).await
                     })
                     .with_context(|| format!("c={c}"))?;
                 add_load(

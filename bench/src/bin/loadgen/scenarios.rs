@@ -613,43 +613,54 @@ fn http_group(shape: Shape) -> &'static str {
 
 fn http_load(cx: &Ctx<'_>, results: &mut Results, shape: Shape) {
     let group = http_group(shape);
+    // All three at once: their closed loops take turns (see `http::SLICES`).
+    let mut servers = Vec::new();
     for imp in Impl::ALL {
-        attempt(results, group, imp, |results| {
-            let server =
-                http::Server::spawn(&cx.command(imp, false), shape == Shape::Stateful, &[])?;
-            for (c, rows) in CONCURRENCY.iter().zip(HTTP_ROWS) {
-                let request = if shape == Shape::Modern {
-                    wire::modern_echo()
-                } else {
-                    wire::echo()
-                };
-                let load = cx
-                    .runtime
-                    .block_on(http::closed_loop(
-                        &server,
-                        shape,
-                        *c,
-                        request,
-                        echo_expect(),
-                        cx.options.warmup,
-                        cx.options.duration,
-                    ))
-                    .with_context(|| format!("c={c}"))?;
-                let p = latency_us(load.latencies);
-                results.add(
-                    group,
-                    rows[0],
-                    Unit::PerSecond,
-                    imp,
-                    load.requests_per_second,
-                );
-                results.add(group, rows[1], Unit::Micros, imp, p.p50);
-                results.add(group, rows[2], Unit::Micros, imp, p.p99);
-                let cpu = load.cpu_ns_per_request[0] / 1000.0;
-                results.add(group, rows[3], Unit::Micros, imp, cpu);
-            }
+        attempt(results, group, imp, |_| {
+            let stateful = shape == Shape::Stateful;
+            servers.push((
+                imp,
+                http::Server::spawn(&cx.command(imp, false), stateful, &[])?,
+            ));
             Ok(())
         });
+    }
+    let request = if shape == Shape::Modern {
+        wire::modern_echo()
+    } else {
+        wire::echo()
+    };
+    for (c, rows) in CONCURRENCY.into_iter().zip(HTTP_ROWS) {
+        let mut runs = Vec::new();
+        let mut imps = Vec::new();
+        for (imp, server) in &servers {
+            attempt(results, group, *imp, |_| {
+                let run = cx.runtime.block_on(http::Looped::open(server, shape, c));
+                runs.push(run.with_context(|| format!("c={c}"))?);
+                imps.push(*imp);
+                Ok(())
+            });
+        }
+        cx.runtime.block_on(http::closed_loop(
+            &mut runs,
+            request.clone(),
+            echo_expect(),
+            cx.options.warmup,
+            cx.options.duration,
+        ));
+        for (imp, run) in imps.into_iter().zip(runs) {
+            attempt(results, group, imp, |results| {
+                let load = run.into_load().with_context(|| format!("c={c}"))?;
+                let requests_per_second = load.requests_per_second();
+                let cpu = load.cpu_ns_per_request(0).unwrap_or_default() / 1000.0;
+                let p = latency_us(load.latencies);
+                results.add(group, rows[0], Unit::PerSecond, imp, requests_per_second);
+                results.add(group, rows[1], Unit::Micros, imp, p.p50);
+                results.add(group, rows[2], Unit::Micros, imp, p.p99);
+                results.add(group, rows[3], Unit::Micros, imp, cpu);
+                Ok(())
+            });
+        }
     }
 }
 
