@@ -10,7 +10,7 @@ use testkit::RedisServer;
 use tokio::runtime::Runtime;
 
 use crate::Options;
-use crate::http::{self, Shape};
+use crate::http::{self, SLICES, Shape};
 use crate::machine;
 use crate::redis;
 use crate::stdio::{self, Child};
@@ -360,14 +360,6 @@ pub(crate) fn echo_expect() -> Vec<u8> {
     format!("\"{}\"", wire::ECHO_TEXT).into_bytes()
 }
 
-/// The pinned sequential scenario's servers take turns in this many slices of the measured
-/// time (each after a short warm-up), all four started at once: on the 2-core VMs the latency
-/// of one server, the floor's included, moves between two levels about 3 µs apart from one
-/// stretch of seconds to the next, and whole-duration turns let one server land on the slow
-/// level while another lands on the fast one (the floor measured 4.6 to 8.2 µs at p50 across
-/// one run's repetitions).
-const SEQUENTIAL_SLICES: usize = 12;
-
 /// The stdio scenarios' servers, in the order they run: `None` is the floor on tokio, right
 /// after the floor.
 const STDIO_SERVERS: [Option<Impl>; 4] =
@@ -453,9 +445,9 @@ fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
             Ok(())
         });
     }
-    let slice = cx.options.duration / SEQUENTIAL_SLICES as u32;
-    let warmup = cx.options.warmup / SEQUENTIAL_SLICES as u32;
-    for _ in 0..SEQUENTIAL_SLICES {
+    let slice = cx.options.duration / SLICES as u32;
+    let warmup = cx.options.warmup / SLICES as u32;
+    for _ in 0..SLICES {
         // A server whose slice failed is dropped from the scenario.
         runs.retain_mut(|run| {
             stdio_attempt(results, SEQ, run.imp, |_| {
@@ -487,25 +479,53 @@ fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     }
 }
 
+/// One server of the pipelined scenario, and what its slices measured so far.
+struct PipelinedRun {
+    imp: Option<Impl>,
+    child: Child,
+    measured: stdio::Pipelined,
+}
+
 fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     declare_async_floor_tables(results);
+    // All four at once, taking turns in slices, as the pinned sequential scenario's.
+    let mut runs = Vec::new();
     for imp in STDIO_SERVERS {
-        stdio_attempt(results, PIPE, imp, |results| {
-            let child = Child::spawn(&stdio_command(cx, imp))?;
-            let run = stdio::pipelined(child, 32, cx.options.warmup, cx.options.duration)?;
-            let calls = run.calls_per_second;
-            let cpu = run.server_cpu_ns_per_call / 1000.0;
-            if let Some(imp) = imp {
-                let p = latency_us(run.latencies);
-                results.add(PIPE, "calls/s", Unit::PerSecond, imp, calls);
-                results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
-                results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
-                results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
-            }
-            compare_with_async_floor(results, imp, PIPE_CALLS, Unit::PerSecond, calls);
-            compare_with_async_floor(results, imp, PIPE_CPU, Unit::Micros, cpu);
+        stdio_attempt(results, PIPE, imp, |_| {
+            let mut child = Child::spawn(&stdio_command(cx, imp))?;
+            child.handshake()?;
+            runs.push(PipelinedRun {
+                imp,
+                child,
+                measured: stdio::Pipelined::default(),
+            });
             Ok(())
         });
+    }
+    let slice = cx.options.duration / SLICES as u32;
+    let warmup = cx.options.warmup / SLICES as u32;
+    for _ in 0..SLICES {
+        // A server whose slice failed is dropped from the scenario.
+        runs.retain_mut(|run| {
+            stdio_attempt(results, PIPE, run.imp, |_| {
+                let measured = stdio::pipelined(&mut run.child, 32, warmup, slice)?;
+                run.measured.absorb(measured);
+                Ok(())
+            })
+        });
+    }
+    for run in runs {
+        let calls = run.measured.calls_per_second();
+        let cpu = run.measured.server_cpu_ns_per_call() / 1000.0;
+        if let Some(imp) = run.imp {
+            let p = latency_us(run.measured.latencies);
+            results.add(PIPE, "calls/s", Unit::PerSecond, imp, calls);
+            results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
+            results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
+            results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
+        }
+        compare_with_async_floor(results, run.imp, PIPE_CALLS, Unit::PerSecond, calls);
+        compare_with_async_floor(results, run.imp, PIPE_CPU, Unit::Micros, cpu);
     }
 }
 
@@ -515,7 +535,7 @@ fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
 fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     let times = if cx.options.smoke { 5 } else { 20 };
     // Round by round, each server spawned once a round: a slow stretch of the VM (see
-    // `SEQUENTIAL_SLICES`) then costs all of them alike, where 20 spawns of one server in a
+    // `http::SLICES`) then costs all of them alike, where 20 spawns of one server in a
     // row (a few tens of ms) could all fall in it.
     let mut echo: [Vec<u64>; 3] = Default::default();
     let mut minimal: [Vec<u64>; 3] = Default::default();

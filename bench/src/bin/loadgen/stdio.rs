@@ -20,6 +20,9 @@ pub(crate) struct Child {
     stdin: Option<BufWriter<ChildStdin>>,
     stdout: BufReader<ChildStdout>,
     line: Vec<u8>,
+    /// The last request id used (`initialize`'s is 0): a session never reuses an id, also
+    /// across the runs (slices) a server takes part in.
+    last_id: u64,
 }
 
 impl Child {
@@ -41,11 +44,18 @@ impl Child {
             stdin: Some(BufWriter::with_capacity(1 << 16, stdin)),
             stdout: BufReader::with_capacity(1 << 16, stdout),
             line: Vec::new(),
+            last_id: 0,
         })
     }
 
     pub(crate) fn pid(&self) -> u32 {
         self.process.id()
+    }
+
+    /// The id of the next request.
+    pub(crate) fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
     }
 
     fn stdin(&mut self) -> &mut BufWriter<ChildStdin> {
@@ -91,9 +101,8 @@ impl Child {
         }
     }
 
-    /// Lists every tool, following `nextCursor`, with ids from `*id` on; the number of pages
-    /// and of tools.
-    pub(crate) fn list_all_tools(&mut self, id: &mut u64) -> Result<(usize, usize)> {
+    /// Lists every tool, following `nextCursor`; the number of pages and of tools.
+    pub(crate) fn list_all_tools(&mut self) -> Result<(usize, usize)> {
         let (mut pages, mut tools) = (0, 0);
         let mut cursor: Option<String> = None;
         loop {
@@ -107,9 +116,9 @@ impl Child {
                     )),
                 ),
             };
-            self.send(&request.bytes(*id))?;
-            let message = self.response_message(*id, b"")?;
-            *id += 1;
+            let id = self.next_id();
+            self.send(&request.bytes(id))?;
+            let message = self.response_message(id, b"")?;
             let page = wire::tools_page(message).map_err(anyhow::Error::msg)?;
             pages += 1;
             tools += page.0;
@@ -182,25 +191,24 @@ pub(crate) fn sequential(
     warmup: Duration,
     duration: Duration,
 ) -> Result<Sequential> {
-    let mut id = 1;
     let mut bytes = Vec::new();
     let warm_end = Instant::now() + warmup;
     while Instant::now() < warm_end {
+        let id = child.next_id();
         bytes.clear();
         request.write(id, &mut bytes);
         child.call(&bytes, id, expect)?;
-        id += 1;
     }
     let mut latencies = Vec::new();
     let cpu_start = procfs::cpu_ns(child.pid())?;
     let start = Instant::now();
     while start.elapsed() < duration || latencies.len() < 3 {
+        let id = child.next_id();
         bytes.clear();
         request.write(id, &mut bytes);
         let sent = Instant::now();
         child.call(&bytes, id, expect)?;
         latencies.push(sent.elapsed().as_nanos() as u64);
-        id += 1;
     }
     let server_cpu_ns = procfs::cpu_ns(child.pid())?.saturating_sub(cpu_start);
     Ok(Sequential {
@@ -218,7 +226,6 @@ pub(crate) fn list_tools(
     warmup: Duration,
     duration: Duration,
 ) -> Result<(Vec<u64>, usize)> {
-    let mut id = 1;
     let mut pages = 0;
     let mut latencies = Vec::new();
     let warm_end = Instant::now() + warmup;
@@ -231,7 +238,7 @@ pub(crate) fn list_tools(
                 return Ok((latencies, pages));
             }
         }
-        let (got_pages, tools) = child.list_all_tools(&mut id)?;
+        let (got_pages, tools) = child.list_all_tools()?;
         if tools != expect_tools {
             bail!("listed {tools} tools, expected {expect_tools}");
         }
@@ -242,36 +249,60 @@ pub(crate) fn list_tools(
     }
 }
 
-/// What a pipelined run measured.
+/// What a pipelined run measured, or the sum of several (the slices of a scenario).
+#[derive(Default)]
 pub(crate) struct Pipelined {
-    pub(crate) calls_per_second: f64,
+    /// The calls answered in the measured window.
+    calls: u64,
+    /// How long the window was.
+    measured: Duration,
+    /// The server's CPU time in the window, in ns.
+    server_cpu_ns: u64,
+    /// Of the calls answered in the window, in ns.
     pub(crate) latencies: Vec<u64>,
-    pub(crate) server_cpu_ns_per_call: f64,
+}
+
+impl Pipelined {
+    pub(crate) fn calls_per_second(&self) -> f64 {
+        self.calls as f64 / self.measured.as_secs_f64()
+    }
+
+    pub(crate) fn server_cpu_ns_per_call(&self) -> f64 {
+        self.server_cpu_ns as f64 / self.calls.max(1) as f64
+    }
+
+    /// Adds `other`'s window to this one's.
+    pub(crate) fn absorb(&mut self, other: Pipelined) {
+        self.calls += other.calls;
+        self.measured += other.measured;
+        self.server_cpu_ns += other.server_cpu_ns;
+        self.latencies.extend(other.latencies);
+    }
 }
 
 /// Slots for send times, indexed by id; more than the calls ever in flight.
 const SLOTS: usize = 4096;
 
 /// Keeps `in_flight` echo calls outstanding (a writer thread sends one whenever a response
-/// arrives) for `warmup`, then for `duration`; calls/s, latencies and server CPU per call
-/// over the measured window.
+/// arrives) for `warmup`, then for `duration`, then waits for the calls still outstanding;
+/// calls/s, latencies and server CPU per call over the measured window.
 pub(crate) fn pipelined(
-    mut child: Child,
+    child: &mut Child,
     in_flight: usize,
     warmup: Duration,
     duration: Duration,
 ) -> Result<Pipelined> {
     assert!(in_flight < SLOTS);
-    child.handshake()?;
     let pid = child.pid();
     let base = Instant::now();
     let sent_at: Arc<Vec<AtomicU64>> = Arc::new((0..SLOTS).map(|_| AtomicU64::new(0)).collect());
     let (credits, credit_rx) = mpsc::channel::<bool>();
     let mut stdin = child.stdin.take().context("no stdin")?;
     let writer_sent_at = sent_at.clone();
-    let writer = std::thread::spawn(move || -> Result<BufWriter<ChildStdin>> {
+    let first_id = child.last_id + 1;
+    let writer = std::thread::spawn(move || -> Result<(BufWriter<ChildStdin>, u64)> {
         let request = wire::echo();
-        let mut id = 1u64;
+        let mut id = first_id;
         let mut bytes = Vec::new();
         while let Ok(true) = credit_rx.recv() {
             let mut more = true;
@@ -287,7 +318,7 @@ pub(crate) fn pipelined(
             }
             stdin.flush()?;
         }
-        Ok(stdin)
+        Ok((stdin, id - 1))
     });
     for _ in 0..in_flight {
         let _ = credits.send(true);
@@ -340,23 +371,26 @@ pub(crate) fn pipelined(
     }
     let _ = credits.send(false);
     drop(credits);
-    let stdin = writer
+    let written = writer
         .join()
         .map_err(|_| anyhow::anyhow!("the writer panicked"))?;
-    child.stdin = stdin.ok();
+    // A failed read first: the writer's error is then most likely its consequence.
     if let Some(e) = failure {
         return Err(e);
     }
+    let (stdin, last_id) = written?;
+    child.stdin = Some(stdin);
+    child.last_id = last_id;
     let ((start, cpu_start), Some((stop, cpu_stop, calls))) =
         (window.context("no call completed")?, measured)
     else {
         bail!("the run ended early");
     };
-    let seconds = (stop - start).as_secs_f64();
     Ok(Pipelined {
-        calls_per_second: calls as f64 / seconds,
+        calls,
+        measured: stop - start,
+        server_cpu_ns: cpu_stop.saturating_sub(cpu_start),
         latencies,
-        server_cpu_ns_per_call: cpu_stop.saturating_sub(cpu_start) as f64 / calls.max(1) as f64,
     })
 }
 
