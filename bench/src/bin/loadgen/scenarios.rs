@@ -1,6 +1,7 @@
 //! The scenarios, the report's groups and rows they fill, and the targets.
 
 use std::cell::OnceCell;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use mcp_bench::report::{Impl, Results, Side, Target, Unit};
@@ -415,12 +416,38 @@ fn compare_with_async_floor(
     }
 }
 
-/// One server of the pinned sequential scenario, and what its slices measured so far.
-struct SequentialRun {
-    imp: Option<Impl>,
-    child: Child,
-    latencies: Vec<u64>,
-    cpu_ns: u64,
+/// The stdio servers (`STDIO_SERVERS`), all started at once (each after its handshake), take
+/// turns in [`SLICES`] slices of the measured time, each slice `measure(child, warmup,
+/// duration)` with the slices' share of both; what each server's slices added up to. A
+/// server that fails to start or in a slice is recorded under `what` and takes no more turns.
+fn stdio_turns<M: stdio::Slices>(
+    cx: &Ctx<'_>,
+    results: &mut Results,
+    what: &str,
+    mut measure: impl FnMut(&mut Child, Duration, Duration) -> Result<M>,
+) -> Vec<(Option<Impl>, M)> {
+    let mut runs = Vec::new();
+    for imp in STDIO_SERVERS {
+        stdio_attempt(results, what, imp, |_| {
+            let mut child = Child::spawn(&stdio_command(cx, imp))?;
+            child.handshake()?;
+            runs.push((imp, child, M::default()));
+            Ok(())
+        });
+    }
+    let slice = cx.options.duration / SLICES as u32;
+    let warmup = cx.options.warmup / SLICES as u32;
+    for _ in 0..SLICES {
+        runs.retain_mut(|(imp, child, measured)| {
+            stdio_attempt(results, what, *imp, |_| {
+                measured.absorb(measure(child, warmup, slice)?);
+                Ok(())
+            })
+        });
+    }
+    runs.into_iter()
+        .map(|(imp, _, measured)| (imp, measured))
+        .collect()
 }
 
 fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
@@ -431,101 +458,42 @@ fn stdio_sequential(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
         return;
     };
     // Started while pinned: the servers inherit the CPU.
-    let mut runs = Vec::new();
-    for imp in STDIO_SERVERS {
-        stdio_attempt(results, SEQ, imp, |_| {
-            let mut child = Child::spawn(&stdio_command(cx, imp))?;
-            child.handshake()?;
-            runs.push(SequentialRun {
-                imp,
-                child,
-                latencies: Vec::new(),
-                cpu_ns: 0,
-            });
-            Ok(())
-        });
-    }
-    let slice = cx.options.duration / SLICES as u32;
-    let warmup = cx.options.warmup / SLICES as u32;
-    for _ in 0..SLICES {
-        // A server whose slice failed is dropped from the scenario.
-        runs.retain_mut(|run| {
-            stdio_attempt(results, SEQ, run.imp, |_| {
-                let measured = stdio::sequential(
-                    &mut run.child,
-                    &wire::echo(),
-                    &echo_expect(),
-                    warmup,
-                    slice,
-                )?;
-                run.cpu_ns += measured.server_cpu_ns;
-                run.latencies.extend(measured.latencies);
-                Ok(())
-            })
-        });
-    }
-    for run in runs {
-        let cpu = run.cpu_ns as f64 / run.latencies.len().max(1) as f64 / 1000.0;
-        let p = latency_us(run.latencies);
-        if let Some(imp) = run.imp {
+    let (request, expect) = (wire::echo(), echo_expect());
+    let runs = stdio_turns(cx, results, SEQ, |child, warmup, slice| {
+        stdio::sequential(child, &request, &expect, warmup, slice)
+    });
+    for (imp, measured) in runs {
+        let cpu = measured.server_cpu_ns_per_call() / 1000.0;
+        let p = latency_us(measured.latencies);
+        if let Some(imp) = imp {
             results.add(SEQ, "p50", Unit::Micros, imp, p.p50);
             results.add(SEQ, "p90", Unit::Micros, imp, p.p90);
             results.add(SEQ, "p99", Unit::Micros, imp, p.p99);
             results.add(SEQ, "server CPU per call", Unit::Micros, imp, cpu);
         }
-        compare_with_async_floor(results, run.imp, SEQ_P50, Unit::Micros, p.p50);
-        compare_with_async_floor(results, run.imp, SEQ_P99, Unit::Micros, p.p99);
-        compare_with_async_floor(results, run.imp, SEQ_CPU, Unit::Micros, cpu);
+        compare_with_async_floor(results, imp, SEQ_P50, Unit::Micros, p.p50);
+        compare_with_async_floor(results, imp, SEQ_P99, Unit::Micros, p.p99);
+        compare_with_async_floor(results, imp, SEQ_CPU, Unit::Micros, cpu);
     }
-}
-
-/// One server of the pipelined scenario, and what its slices measured so far.
-struct PipelinedRun {
-    imp: Option<Impl>,
-    child: Child,
-    measured: stdio::Pipelined,
 }
 
 fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     declare_async_floor_tables(results);
-    // All four at once, taking turns in slices, as the pinned sequential scenario's.
-    let mut runs = Vec::new();
-    for imp in STDIO_SERVERS {
-        stdio_attempt(results, PIPE, imp, |_| {
-            let mut child = Child::spawn(&stdio_command(cx, imp))?;
-            child.handshake()?;
-            runs.push(PipelinedRun {
-                imp,
-                child,
-                measured: stdio::Pipelined::default(),
-            });
-            Ok(())
-        });
-    }
-    let slice = cx.options.duration / SLICES as u32;
-    let warmup = cx.options.warmup / SLICES as u32;
-    for _ in 0..SLICES {
-        // A server whose slice failed is dropped from the scenario.
-        runs.retain_mut(|run| {
-            stdio_attempt(results, PIPE, run.imp, |_| {
-                let measured = stdio::pipelined(&mut run.child, 32, warmup, slice)?;
-                run.measured.absorb(measured);
-                Ok(())
-            })
-        });
-    }
-    for run in runs {
-        let calls = run.measured.calls_per_second();
-        let cpu = run.measured.server_cpu_ns_per_call() / 1000.0;
-        if let Some(imp) = run.imp {
-            let p = latency_us(run.measured.latencies);
+    let runs = stdio_turns(cx, results, PIPE, |child, warmup, slice| {
+        stdio::pipelined(child, 32, warmup, slice)
+    });
+    for (imp, measured) in runs {
+        let calls = measured.calls_per_second();
+        let cpu = measured.server_cpu_ns_per_call() / 1000.0;
+        if let Some(imp) = imp {
+            let p = latency_us(measured.latencies);
             results.add(PIPE, "calls/s", Unit::PerSecond, imp, calls);
             results.add(PIPE, "p50", Unit::Micros, imp, p.p50);
             results.add(PIPE, "p99", Unit::Micros, imp, p.p99);
             results.add(PIPE, "server CPU per call", Unit::Micros, imp, cpu);
         }
-        compare_with_async_floor(results, run.imp, PIPE_CALLS, Unit::PerSecond, calls);
-        compare_with_async_floor(results, run.imp, PIPE_CPU, Unit::Micros, cpu);
+        compare_with_async_floor(results, imp, PIPE_CALLS, Unit::PerSecond, calls);
+        compare_with_async_floor(results, imp, PIPE_CPU, Unit::Micros, cpu);
     }
 }
 

@@ -174,13 +174,33 @@ impl Drop for Pinned {
     }
 }
 
-/// What a sequential run measured.
+/// What a sequential run measured, or the sum of several (the slices of a scenario).
+#[derive(Default)]
 pub(crate) struct Sequential {
-    /// Of the measured calls (at least 3), in ns.
+    /// Of the measured calls (at least 3 per run), in ns.
     pub(crate) latencies: Vec<u64>,
     /// The server's CPU time over the measured calls (`/proc`), in ns: beside the latency,
     /// how much of the calls the server spent working rather than waiting.
-    pub(crate) server_cpu_ns: u64,
+    server_cpu_ns: u64,
+}
+
+impl Sequential {
+    pub(crate) fn server_cpu_ns_per_call(&self) -> f64 {
+        self.server_cpu_ns as f64 / self.latencies.len().max(1) as f64
+    }
+}
+
+/// What the slices of a scenario (see `http::SLICES`) add up to.
+pub(crate) trait Slices: Default {
+    /// Adds `slice`'s calls to these.
+    fn absorb(&mut self, slice: Self);
+}
+
+impl Slices for Sequential {
+    fn absorb(&mut self, slice: Sequential) {
+        self.latencies.extend(slice.latencies);
+        self.server_cpu_ns += slice.server_cpu_ns;
+    }
 }
 
 /// Calls `request` one at a time for `warmup`, then for `duration`.
@@ -270,13 +290,14 @@ impl Pipelined {
     pub(crate) fn server_cpu_ns_per_call(&self) -> f64 {
         self.server_cpu_ns as f64 / self.calls.max(1) as f64
     }
+}
 
-    /// Adds `other`'s window to this one's.
-    pub(crate) fn absorb(&mut self, other: Pipelined) {
-        self.calls += other.calls;
-        self.measured += other.measured;
-        self.server_cpu_ns += other.server_cpu_ns;
-        self.latencies.extend(other.latencies);
+impl Slices for Pipelined {
+    fn absorb(&mut self, slice: Pipelined) {
+        self.calls += slice.calls;
+        self.measured += slice.measured;
+        self.server_cpu_ns += slice.server_cpu_ns;
+        self.latencies.extend(slice.latencies);
     }
 }
 
