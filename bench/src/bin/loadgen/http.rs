@@ -486,3 +486,23 @@ pub(crate) async fn idle_sessions(server: &Server, sessions: usize) -> Result<f6
     }
     Ok(after.saturating_sub(before) as f64 / sessions as f64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_add_up_per_group_of_processes() {
+        let slice = |requests: usize, cpu_ns: Vec<u64>| Load {
+            latencies: vec![1; requests],
+            measured: Duration::from_millis(250),
+            cpu_ns,
+        };
+        let mut load = slice(100, vec![1_000_000, 10_000]);
+        load.absorb(slice(300, vec![3_000_000, 30_000]));
+        assert_eq!(load.requests_per_second(), 800.0);
+        assert_eq!(load.cpu_ns_per_request(0), Some(10_000.0));
+        assert_eq!(load.cpu_ns_per_request(1), Some(100.0));
+        assert_eq!(load.cpu_ns_per_request(2), None);
+    }
+}

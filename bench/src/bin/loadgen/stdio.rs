@@ -423,3 +423,34 @@ pub(crate) fn spawn_to_initialize(command: &[String]) -> Result<u64> {
     child.call(&request, 0, b"")?;
     Ok(start.elapsed().as_nanos() as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_add_up_to_rates_over_their_whole_window() {
+        let mut pipelined = Pipelined::default();
+        for (calls, ms, cpu_ns) in [(100, 250, 200_000), (300, 250, 400_000)] {
+            pipelined.absorb(Pipelined {
+                calls,
+                measured: Duration::from_millis(ms),
+                server_cpu_ns: cpu_ns,
+                latencies: vec![1; calls as usize],
+            });
+        }
+        assert_eq!(pipelined.calls_per_second(), 800.0);
+        assert_eq!(pipelined.server_cpu_ns_per_call(), 1_500.0);
+        assert_eq!(pipelined.latencies.len(), 400);
+
+        let mut sequential = Sequential::default();
+        for (calls, cpu_ns) in [(3, 30_000), (5, 10_000)] {
+            sequential.absorb(Sequential {
+                latencies: vec![7; calls],
+                server_cpu_ns: cpu_ns,
+            });
+        }
+        assert_eq!(sequential.server_cpu_ns_per_call(), 5_000.0);
+        assert_eq!(sequential.latencies.len(), 8);
+    }
+}
