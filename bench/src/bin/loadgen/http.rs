@@ -16,6 +16,8 @@ use mcp_bench::procfs;
 use mcp_bench::wire::{self, Template};
 use tokio::net::TcpStream;
 
+use crate::slices::{self, SLICES, Slices};
+
 /// How the requests are shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {
@@ -257,6 +259,7 @@ pub(crate) enum Op {
 
 /// What a closed-loop run measured, or the sum of several (the slices of one, see
 /// [`closed_loop`]).
+#[derive(Default)]
 pub(crate) struct Load {
     /// One per request answered in the measured window.
     pub(crate) latencies: Vec<u64>,
@@ -276,31 +279,26 @@ impl Load {
         let cpu = *self.cpu_ns.get(group)?;
         Some(cpu as f64 / self.latencies.len().max(1) as f64)
     }
+}
 
-    /// Adds `other`'s window to this one's (the same groups of processes measured).
-    fn absorb(&mut self, other: Load) {
-        self.latencies.extend(other.latencies);
-        self.measured += other.measured;
-        for (sum, cpu) in self.cpu_ns.iter_mut().zip(other.cpu_ns) {
+impl Slices for Load {
+    fn absorb(&mut self, slice: Load) {
+        self.latencies.extend(slice.latencies);
+        self.measured += slice.measured;
+        if self.cpu_ns.len() < slice.cpu_ns.len() {
+            self.cpu_ns.resize(slice.cpu_ns.len(), 0);
+        }
+        for (sum, cpu) in self.cpu_ns.iter_mut().zip(slice.cpu_ns) {
             *sum += cpu;
         }
     }
 }
 
-/// The servers of a throughput or latency scenario (the closed loops here, the stdio
-/// pipelined and pinned sequential runs) are all started at once and take turns in this many
-/// slices of the measured time, each after a warm-up of the same share of the warm-up: on
-/// the 2-core VMs one server's speed moves with the VM from one stretch of seconds to the
-/// next (the stdio floor's pinned p50 measured 4.6 to 8.2 µs across one run's repetitions,
-/// the HTTP floor's c=64 throughput 62.6k to 83.4k req/s within one run), and whole-duration
-/// turns let one server land on a slow stretch while another lands on a fast one.
-pub(crate) const SLICES: usize = 12;
-
 /// One server of [`closed_loop`], and what its slices measured so far (or how it failed).
 pub(crate) struct Looped<'a> {
     server: &'a Server,
     conns: Vec<Conn>,
-    load: Result<Option<Load>>,
+    load: Result<Load>,
 }
 
 impl<'a> Looped<'a> {
@@ -313,22 +311,22 @@ impl<'a> Looped<'a> {
         Ok(Self {
             server,
             conns,
-            load: Ok(None),
+            load: Ok(Load::default()),
         })
     }
 
     /// The sum of its slices, or the error that ended its turns.
     pub(crate) fn into_load(self) -> Result<Load> {
-        self.load?.context("no slice ran")
+        self.load
     }
 }
 
-/// The servers of `runs` (each with its workers' connections) call `request` back to back in
-/// turns: [`SLICES`] slices of `duration`, each after a warm-up of the same share of
-/// `warmup`, the servers one after the other in each slice. A server whose slice fails takes
-/// no more turns.
-pub(crate) async fn closed_loop(
-    runs: &mut [Looped<'_>],
+/// The servers of `runs` (each with its workers' connections, beside the caller's `K` for
+/// it) call `request` back to back in turns (see [`crate::slices`]): [`SLICES`] slices of
+/// `duration`, each after a warm-up of the same share of `warmup`, the servers one after the
+/// other in each slice. A server whose slice fails takes no more turns.
+pub(crate) async fn closed_loop<K>(
+    runs: &mut [(K, Looped<'_>)],
     request: Template,
     expect: Vec<u8>,
     warmup: Duration,
@@ -339,18 +337,15 @@ pub(crate) async fn closed_loop(
         expect: Arc::new(expect),
         events: None,
     };
-    let (warmup, duration) = (warmup / SLICES as u32, duration / SLICES as u32);
+    let (warmup, duration) = slices::share(warmup, duration);
     for _ in 0..SLICES {
-        for run in runs.iter_mut() {
+        for (_, run) in runs.iter_mut() {
             let Ok(load) = &mut run.load else {
                 continue;
             };
             let pids = [run.server.pid()];
             match run_loop(&mut run.conns, &[&pids], op.clone(), warmup, duration).await {
-                Ok(slice) => match load {
-                    Some(load) => load.absorb(slice),
-                    None => *load = Some(slice),
-                },
+                Ok(slice) => load.absorb(slice),
                 Err(e) => run.load = Err(e),
             }
         }
@@ -498,7 +493,8 @@ mod tests {
             measured: Duration::from_millis(250),
             cpu_ns,
         };
-        let mut load = slice(100, vec![1_000_000, 10_000]);
+        let mut load = Load::default();
+        load.absorb(slice(100, vec![1_000_000, 10_000]));
         load.absorb(slice(300, vec![3_000_000, 30_000]));
         assert_eq!(load.requests_per_second(), 800.0);
         assert_eq!(load.cpu_ns_per_request(0), Some(10_000.0));

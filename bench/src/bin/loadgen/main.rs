@@ -20,6 +20,7 @@ mod http;
 mod machine;
 mod redis;
 mod scenarios;
+mod slices;
 mod stdio;
 
 use std::path::PathBuf;

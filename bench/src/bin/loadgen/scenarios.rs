@@ -11,9 +11,10 @@ use testkit::RedisServer;
 use tokio::runtime::Runtime;
 
 use crate::Options;
-use crate::http::{self, SLICES, Shape};
+use crate::http::{self, Shape};
 use crate::machine;
 use crate::redis;
+use crate::slices::{self, SLICES, Slices};
 use crate::stdio::{self, Child};
 
 pub(crate) const SEQ: &str = "stdio sequential, loadgen and server pinned to one CPU";
@@ -417,10 +418,11 @@ fn compare_with_async_floor(
 }
 
 /// The stdio servers (`STDIO_SERVERS`), all started at once (each after its handshake), take
-/// turns in [`SLICES`] slices of the measured time, each slice `measure(child, warmup,
-/// duration)` with the slices' share of both; what each server's slices added up to. A
-/// server that fails to start or in a slice is recorded under `what` and takes no more turns.
-fn stdio_turns<M: stdio::Slices>(
+/// turns (see [`crate::slices`]): [`SLICES`] slices of the measured time, each slice
+/// `measure(child, warmup, duration)` with the slices' share of both; what each server's
+/// slices added up to. A server that fails to start or in a slice is recorded under `what`
+/// and takes no more turns.
+fn stdio_turns<M: Slices>(
     cx: &Ctx<'_>,
     results: &mut Results,
     what: &str,
@@ -435,8 +437,7 @@ fn stdio_turns<M: stdio::Slices>(
             Ok(())
         });
     }
-    let slice = cx.options.duration / SLICES as u32;
-    let warmup = cx.options.warmup / SLICES as u32;
+    let (warmup, slice) = slices::share(cx.options.warmup, cx.options.duration);
     for _ in 0..SLICES {
         runs.retain_mut(|(imp, child, measured)| {
             stdio_attempt(results, what, *imp, |_| {
@@ -503,7 +504,7 @@ fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
 fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
     let times = if cx.options.smoke { 5 } else { 20 };
     // Round by round, each server spawned once a round: a slow stretch of the VM (see
-    // `http::SLICES`) then costs all of them alike, where 20 spawns of one server in a
+    // `crate::slices`) then costs all of them alike, where 20 spawns of one server in a
     // row (a few tens of ms) could all fall in it.
     let mut echo: [Vec<u64>; 3] = Default::default();
     let mut minimal: [Vec<u64>; 3] = Default::default();
@@ -601,7 +602,7 @@ fn http_group(shape: Shape) -> &'static str {
 
 fn http_load(cx: &Ctx<'_>, results: &mut Results, shape: Shape) {
     let group = http_group(shape);
-    // All three at once: their closed loops take turns (see `http::SLICES`).
+    // All three at once: their closed loops take turns (see `crate::slices`).
     let mut servers = Vec::new();
     for imp in Impl::ALL {
         attempt(results, group, imp, |_| {
@@ -620,12 +621,10 @@ fn http_load(cx: &Ctx<'_>, results: &mut Results, shape: Shape) {
     };
     for (c, rows) in CONCURRENCY.into_iter().zip(HTTP_ROWS) {
         let mut runs = Vec::new();
-        let mut imps = Vec::new();
         for (imp, server) in &servers {
             attempt(results, group, *imp, |_| {
                 let run = cx.runtime.block_on(http::Looped::open(server, shape, c));
-                runs.push(run.with_context(|| format!("c={c}"))?);
-                imps.push(*imp);
+                runs.push((*imp, run.with_context(|| format!("c={c}"))?));
                 Ok(())
             });
         }
@@ -636,7 +635,7 @@ fn http_load(cx: &Ctx<'_>, results: &mut Results, shape: Shape) {
             cx.options.warmup,
             cx.options.duration,
         ));
-        for (imp, run) in imps.into_iter().zip(runs) {
+        for (imp, run) in runs {
             attempt(results, group, imp, |results| {
                 let load = run.into_load().with_context(|| format!("c={c}"))?;
                 let requests_per_second = load.requests_per_second();

@@ -14,6 +14,8 @@ use mcp_bench::wire::{self, Answer, Template};
 use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::unistd::Pid;
 
+use crate::slices::Slices;
+
 /// A server on stdio, killed when dropped.
 pub(crate) struct Child {
     process: std::process::Child,
@@ -188,12 +190,6 @@ impl Sequential {
     pub(crate) fn server_cpu_ns_per_call(&self) -> f64 {
         self.server_cpu_ns as f64 / self.latencies.len().max(1) as f64
     }
-}
-
-/// What the slices of a scenario (see `http::SLICES`) add up to.
-pub(crate) trait Slices: Default {
-    /// Adds `slice`'s calls to these.
-    fn absorb(&mut self, slice: Self);
 }
 
 impl Slices for Sequential {
