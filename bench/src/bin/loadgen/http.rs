@@ -16,7 +16,7 @@ use mcp_bench::procfs;
 use mcp_bench::wire::{self, Template};
 use tokio::net::TcpStream;
 
-use crate::slices::{self, SLICES, Slices};
+use crate::slices::{Plan, Slices};
 
 /// How the requests are shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,6 +279,14 @@ impl Load {
         let cpu = *self.cpu_ns.get(group)?;
         Some(cpu as f64 / self.latencies.len().max(1) as f64)
     }
+
+    /// This load, if a request was answered in its window; a run with none failed.
+    pub(crate) fn completed(self) -> Result<Self> {
+        if self.latencies.is_empty() {
+            bail!("no request completed in the measured window");
+        }
+        Ok(self)
+    }
 }
 
 impl Slices for Load {
@@ -315,16 +323,19 @@ impl<'a> Looped<'a> {
         })
     }
 
-    /// The sum of its slices, or the error that ended its turns.
+    /// The sum of its slices, or the error that ended its turns (also when no slice saw a
+    /// request answered).
     pub(crate) fn into_load(self) -> Result<Load> {
-        self.load
+        self.load.and_then(Load::completed)
     }
 }
 
 /// The servers of `runs` (each with its workers' connections, beside the caller's `K` for
-/// it) call `request` back to back in turns (see [`crate::slices`]): [`SLICES`] slices of
-/// `duration`, each after a warm-up of the same share of `warmup`, the servers one after the
-/// other in each slice. A server whose slice fails takes no more turns.
+/// it) call `request` back to back in turns (see [`crate::slices`]): the slices of
+/// `duration` ([`Plan`]), each after a warm-up of the same share of `warmup`, the servers one
+/// after the other in each slice. A server whose slice fails takes no more turns; a slice in
+/// which no request was answered is not a failure (the run is, when none of its slices saw
+/// one: [`Looped::into_load`]).
 pub(crate) async fn closed_loop<K>(
     runs: &mut [(K, Looped<'_>)],
     request: Template,
@@ -337,14 +348,15 @@ pub(crate) async fn closed_loop<K>(
         expect: Arc::new(expect),
         events: None,
     };
-    let (warmup, duration) = slices::share(warmup, duration);
-    for _ in 0..SLICES {
+    let plan = Plan::new(warmup, duration);
+    for _ in 0..plan.count {
         for (_, run) in runs.iter_mut() {
             let Ok(load) = &mut run.load else {
                 continue;
             };
-            let pids = [run.server.pid()];
-            match run_loop(&mut run.conns, &[&pids], op.clone(), warmup, duration).await {
+            let pids = [&[run.server.pid()][..]];
+            let (warmup, duration) = (plan.warmup, plan.duration);
+            match run_loop(&mut run.conns, &pids, op.clone(), warmup, duration).await {
                 Ok(slice) => load.absorb(slice),
                 Err(e) => run.load = Err(e),
             }
@@ -358,7 +370,7 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// One worker per connection of `conns` does `op` back to back for `warmup`, then for
 /// `duration`: the latencies, and the CPU time of each group of `pids` (the sum over the
 /// group's processes) over the measured window. The connections are given back in `conns`
-/// when the loop succeeds.
+/// when the loop succeeds. The load may hold no request (see [`Load::completed`]).
 pub(crate) async fn run_loop(
     conns: &mut Vec<Conn>,
     pids: &[&[u32]],
@@ -407,9 +419,6 @@ pub(crate) async fn run_loop(
         let (conn, measured) = worker.await??;
         conns.push(conn);
         latencies.extend(measured);
-    }
-    if latencies.is_empty() {
-        bail!("no request completed in the measured window");
     }
     Ok(Load {
         latencies,

@@ -14,7 +14,7 @@ use crate::Options;
 use crate::http::{self, Shape};
 use crate::machine;
 use crate::redis;
-use crate::slices::{self, SLICES, Slices};
+use crate::slices::{Plan, Slices};
 use crate::stdio::{self, Child};
 
 pub(crate) const SEQ: &str = "stdio sequential, loadgen and server pinned to one CPU";
@@ -418,7 +418,7 @@ fn compare_with_async_floor(
 }
 
 /// The stdio servers (`STDIO_SERVERS`), all started at once (each after its handshake), take
-/// turns (see [`crate::slices`]): [`SLICES`] slices of the measured time, each slice
+/// turns (see [`crate::slices`]): the slices of the measured time ([`Plan`]), each slice
 /// `measure(child, warmup, duration)` with the slices' share of both; what each server's
 /// slices added up to. A server that fails to start or in a slice is recorded under `what`
 /// and takes no more turns.
@@ -437,11 +437,11 @@ fn stdio_turns<M: Slices>(
             Ok(())
         });
     }
-    let (warmup, slice) = slices::share(cx.options.warmup, cx.options.duration);
-    for _ in 0..SLICES {
+    let plan = Plan::new(cx.options.warmup, cx.options.duration);
+    for _ in 0..plan.count {
         runs.retain_mut(|(imp, child, measured)| {
             stdio_attempt(results, what, *imp, |_| {
-                measured.absorb(measure(child, warmup, slice)?);
+                measured.absorb(measure(child, plan.warmup, plan.duration)?);
                 Ok(())
             })
         });
