@@ -281,7 +281,7 @@ impl Load {
     }
 
     /// This load, if a request was answered in its window; a run with none failed.
-    pub(crate) fn completed(self) -> Result<Self> {
+    fn completed(self) -> Result<Self> {
         if self.latencies.is_empty() {
             bail!("no request completed in the measured window");
         }
@@ -356,7 +356,7 @@ pub(crate) async fn closed_loop<K>(
             };
             let pids = [&[run.server.pid()][..]];
             let (warmup, duration) = (plan.warmup, plan.duration);
-            match run_loop(&mut run.conns, &pids, op.clone(), warmup, duration).await {
+            match run_window(&mut run.conns, &pids, op.clone(), warmup, duration).await {
                 Ok(slice) => load.absorb(slice),
                 Err(e) => run.load = Err(e),
             }
@@ -370,8 +370,22 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// One worker per connection of `conns` does `op` back to back for `warmup`, then for
 /// `duration`: the latencies, and the CPU time of each group of `pids` (the sum over the
 /// group's processes) over the measured window. The connections are given back in `conns`
-/// when the loop succeeds. The load may hold no request (see [`Load::completed`]).
+/// when the loop succeeds. A loop in which no request was answered fails.
 pub(crate) async fn run_loop(
+    conns: &mut Vec<Conn>,
+    pids: &[&[u32]],
+    op: Op,
+    warmup: Duration,
+    duration: Duration,
+) -> Result<Load> {
+    run_window(conns, pids, op, warmup, duration)
+        .await?
+        .completed()
+}
+
+/// [`run_loop`], except that the load may hold no request: one slice of [`closed_loop`]
+/// (whose run fails only when none of its slices saw an answer).
+async fn run_window(
     conns: &mut Vec<Conn>,
     pids: &[&[u32]],
     op: Op,

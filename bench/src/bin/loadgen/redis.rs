@@ -140,9 +140,7 @@ fn stores_calls(cx: &Ctx<'_>, results: &mut Results, sse: bool) {
                     .block_on(async {
                         let mut conns = sessions(&server.addr, c).await?;
                         let pids = [&[server.pid()][..], &redis_pids];
-                        http::run_loop(&mut conns, &pids, op, warmup, duration)
-                            .await?
-                            .completed()
+                        http::run_loop(&mut conns, &pids, op, warmup, duration).await
                     })
                     .with_context(|| format!("{label} c={c}"))?;
                 let prefix = format!("{label} c={c}");
@@ -183,9 +181,7 @@ pub(crate) fn redis_sessions(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
                 .block_on(async {
                     let mut conns = sessions(&server.addr, OPEN_CONCURRENCY).await?;
                     let pids = [&[server.pid()][..], &redis_pids];
-                    http::run_loop(&mut conns, &pids, Op::Open, warmup, duration)
-                        .await?
-                        .completed()
+                    http::run_loop(&mut conns, &pids, Op::Open, warmup, duration).await
                 })
                 .context("session open")?;
             let prefix = format!("session open c={OPEN_CONCURRENCY}");
@@ -232,9 +228,7 @@ pub(crate) fn redis_forwarded(cx: &Ctx<'_>, results: &mut Results, _rep: usize) 
                         }
                         let pids = [&[a.pid(), b.pid()][..], &[redis.pid()][..]];
                         let op = call(wire::echo(), None);
-                        http::run_loop(&mut conns, &pids, op, warmup, duration)
-                            .await?
-                            .completed()
+                        http::run_loop(&mut conns, &pids, op, warmup, duration).await
                     })
                     .with_context(|| format!("c={c}"))?;
                 add_load(

@@ -9,13 +9,13 @@
 use std::time::Duration;
 
 /// How many slices a scenario's measured time is cut into, at most.
-pub(crate) const SLICES: usize = 12;
+const SLICES: usize = 12;
 
 /// The shortest measured slice: fewer slices are taken when the measured time is shorter
 /// than [`SLICES`] of these (a smoke run's 0.3 s takes 3). A request in flight at a slice's
 /// edges is not counted, so a slice must be long against a request's latency under load
 /// (rmcp's p99 at c=256 reached 30 ms on a CI VM; 25 ms slices then saw no request done).
-pub(crate) const MIN_SLICE: Duration = Duration::from_millis(100);
+const MIN_SLICE: Duration = Duration::from_millis(100);
 
 /// How a scenario's warm-up and measured time are cut into slices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
