@@ -71,6 +71,64 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_header_read_timeout()
     assert_eq!(answered.matches("HTTP/1.1 405").count(), 3, "{answered}");
 }
 
+/// `run_until`: once told to stop, the runner stops accepting, closes its connections (an
+/// idle keep-alive one after its answers, one that never sent a request) and returns; the
+/// signal reaches every connection open at the time, however many came and went before.
+#[tokio::test]
+async fn run_until_closes_every_open_connection_and_returns() {
+    let server = start(StreamableHttpService::builder()).await;
+    let runner = server.service.clone().bind_localhost(0).await.unwrap();
+    let addr = runner.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(runner.run_until(async {
+        let _ = stopped.await;
+    }));
+    let put = "PUT /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n";
+    // Connections that come and go before the stop leave nothing behind to signal.
+    for _ in 0..3 {
+        let mut gone = TcpStream::connect(addr).await.unwrap();
+        gone.write_all(put.as_bytes()).await.unwrap();
+        gone.shutdown().await.unwrap();
+        assert!(
+            read_until_closed(&mut gone)
+                .await
+                .starts_with("HTTP/1.1 405")
+        );
+    }
+    let mut answered = TcpStream::connect(addr).await.unwrap();
+    for _ in 0..2 {
+        answered.write_all(put.as_bytes()).await.unwrap();
+    }
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    // Both answers are in before the stop (so the connection is idle when it comes).
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while String::from_utf8_lossy(&seen)
+        .matches("HTTP/1.1 405")
+        .count()
+        < 2
+    {
+        let n = tokio::time::timeout(GUARD, answered.read(&mut buf))
+            .await
+            .expect("no answer")
+            .unwrap();
+        assert_ne!(n, 0, "closed before answering");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    stop.send(()).unwrap();
+    assert_eq!(read_until_closed(&mut answered).await, "");
+    assert_eq!(read_until_closed(&mut silent).await, "");
+    tokio::time::timeout(GUARD, running)
+        .await
+        .expect("run_until did not return")
+        .unwrap()
+        .unwrap();
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "still accepting after the stop"
+    );
+}
+
 #[tokio::test]
 async fn connections_over_the_limit_wait_until_one_closes() {
     let server = start(StreamableHttpService::builder().max_connections(2)).await;
