@@ -354,9 +354,16 @@ pub(crate) async fn closed_loop<K>(
             let Ok(load) = &mut run.load else {
                 continue;
             };
-            let pids = [&[run.server.pid()][..]];
-            let (warmup, duration) = (plan.warmup, plan.duration);
-            match run_window(&mut run.conns, &pids, op.clone(), warmup, duration).await {
+            let pids = [run.server.pid()];
+            match run_window(
+                &mut run.conns,
+                &[&pids],
+                op.clone(),
+                plan.warmup,
+                plan.duration,
+            )
+            .await
+            {
                 Ok(slice) => load.absorb(slice),
                 Err(e) => run.load = Err(e),
             }

@@ -169,6 +169,8 @@ impl HttpServer {
                 if let Err(e) = result {
                     tracing::debug!(%peer, error = %e, "connection closed with an error");
                 }
+                // Out of the table before the permit frees: once `run_until` holds every
+                // permit, no connection is left in it.
                 drop(stop);
                 drop(permit);
             });
