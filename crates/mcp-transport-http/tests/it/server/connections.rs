@@ -95,11 +95,13 @@ async fn run_until_closes_every_open_connection_and_returns() {
                 .starts_with("HTTP/1.1 405")
         );
     }
+    // Connected first: the runner accepts in order, so once `answered` has its answers,
+    // `silent` has a connection task too (and is not just in the listener's backlog).
+    let mut silent = TcpStream::connect(addr).await.unwrap();
     let mut answered = TcpStream::connect(addr).await.unwrap();
     for _ in 0..2 {
         answered.write_all(put.as_bytes()).await.unwrap();
     }
-    let mut silent = TcpStream::connect(addr).await.unwrap();
     // Both answers are in before the stop (so the connection is idle when it comes).
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
