@@ -34,6 +34,8 @@ const SEQ_P99: &str = "pinned sequential p99";
 const SEQ_CPU: &str = "pinned sequential server CPU per call";
 const PIPE_CALLS: &str = "pipelined calls/s";
 const PIPE_CPU: &str = "pipelined server CPU per call";
+/// Ours is the minimal stdio server here, the one the spawn target is judged on.
+const SPAWN_P50: &str = "spawn to initialize p50 (ours: the minimal stdio server)";
 /// The floor on tokio's binary.
 const ASYNC_FLOOR: &str = "floor-stdio-async";
 pub(crate) const SPAWN: &str = "spawn to initialize result (stdio)";
@@ -500,15 +502,19 @@ fn stdio_pipelined(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
 
 /// Spawn to the `initialize` result, of the echo servers (which carry the HTTP stack too) and
 /// of the minimal stdio servers (one echo tool, stdio only: what a stdio server is), both
-/// against the stdio floor.
+/// against the stdio floor; the floor on tokio's too, beside the minimal servers in the
+/// comparison tables (what starting any server on tokio costs over the floor).
 fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
+    declare_async_floor_tables(results);
     let times = if cx.options.smoke { 5 } else { 20 };
     // Round by round, each server spawned once a round: a slow stretch of the VM (see
     // `crate::slices`) then costs all of them alike, where 20 spawns of one server in a
     // row (a few tens of ms) could all fall in it.
     let mut echo: [Vec<u64>; 3] = Default::default();
     let mut minimal: [Vec<u64>; 3] = Default::default();
+    let mut on_tokio = Vec::new();
     let mut failed = [false; 3];
+    let mut on_tokio_failed = false;
     for _ in 0..times {
         for (i, imp) in Impl::ALL.into_iter().enumerate() {
             if !failed[i] {
@@ -519,6 +525,16 @@ fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
                 });
             }
         }
+        if !on_tokio_failed {
+            on_tokio_failed = !stdio_attempt(results, SPAWN, None, |_| {
+                on_tokio.push(stdio::spawn_to_initialize(&cx.binary(ASYNC_FLOOR))?);
+                Ok(())
+            });
+        }
+    }
+    if !on_tokio_failed {
+        let p50 = latency_us(on_tokio).p50;
+        compare_with_async_floor(results, None, SPAWN_P50, Unit::Micros, p50);
     }
     let servers = Impl::ALL.into_iter().zip(echo).zip(minimal).zip(failed);
     for (((imp, echo), minimal), failed) in servers {
@@ -528,13 +544,9 @@ fn spawn_initialize(cx: &Ctx<'_>, results: &mut Results, _rep: usize) {
         let p = latency_us(echo);
         results.add(SPAWN, "p50", Unit::Micros, imp, p.p50);
         results.add(SPAWN, "p90", Unit::Micros, imp, p.p90);
-        results.add(
-            SPAWN,
-            SPAWN_MINIMAL,
-            Unit::Micros,
-            imp,
-            latency_us(minimal).p50,
-        );
+        let minimal = latency_us(minimal).p50;
+        results.add(SPAWN, SPAWN_MINIMAL, Unit::Micros, imp, minimal);
+        compare_with_async_floor(results, Some(imp), SPAWN_P50, Unit::Micros, minimal);
     }
 }
 
