@@ -70,6 +70,7 @@ impl<H: Handler> Driver<H> {
         // What the handler sent through its peer before returning (progress, logs) goes out
         // before its response.
         while let Ok(msg) = self.outbound_rx.try_recv() {
+            self.outbound_waiting = false;
             self.enqueue_from_peer(msg);
         }
         let response = done.into_response(running.token.is_cancelled());

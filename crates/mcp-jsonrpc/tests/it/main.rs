@@ -14,4 +14,5 @@ mod ordering;
 mod panics;
 mod progress;
 mod timeout;
+mod wakers;
 mod writes;
