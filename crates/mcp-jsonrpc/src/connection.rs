@@ -399,7 +399,9 @@ impl<H: Handler> Driver<H> {
             progressed |= self.pull_outbound(cx);
             // After pulling from the handles, so a request abandoned before it went out is
             // found in the write queue and dropped rather than cancelled.
-            progressed |= self.send_cancels();
+            if self.shared.has_cancels() {
+                progressed |= self.send_cancels();
+            }
             if let Some(mut task) = self.fresh.take() {
                 match Pin::new(&mut task).poll(cx) {
                     Poll::Ready(done) => self.on_handler_done(done),

@@ -76,6 +76,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Changes the longest line accepted.
     pub(crate) fn set_max(&mut self, max: usize) {
         self.max = max.max(1);
+        // The pending part of a line is measured against the new bound at the next look.
+        self.scanned = self.start;
     }
 
     /// The bytes of a [`Frame::Line`] just returned.
@@ -89,7 +91,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// Cancel-safe: a partial line stays buffered.
     pub(crate) async fn next(&mut self) -> io::Result<Option<Frame>> {
         loop {
-            if let Some(frame) = self.take_buffered() {
+            // Only bytes read since the last look (or the end of the stream) can end a line:
+            // the engine asks again several times per message with nothing new read.
+            if (self.scanned < self.buf.len() || self.eof)
+                && let Some(frame) = self.take_buffered()
+            {
                 return Ok(Some(frame));
             }
             if self.eof {

@@ -114,8 +114,13 @@ impl Shared {
         !self.lock().pending.is_empty()
     }
 
+    /// Whether cancellations may wait to be sent (`take_cancels` has something to take).
+    pub(crate) fn has_cancels(&self) -> bool {
+        self.cancels_waiting.load(Ordering::Acquire)
+    }
+
     pub(crate) fn take_cancels(&self) -> Vec<(Id, &'static str)> {
-        if !self.cancels_waiting.load(Ordering::Acquire) {
+        if !self.has_cancels() {
             return Vec::new();
         }
         let mut st = self.lock();

@@ -85,6 +85,17 @@ async fn exactly_the_limit_passes_even_with_crlf_split() {
 }
 
 #[tokio::test]
+async fn a_lowered_bound_applies_to_the_line_being_read() {
+    let mut r = LineReader::new(chunks(&[b"ok\n0123456", b"789ab\nz\n"]), 100);
+    let Some(Frame::Line(first)) = r.next().await.unwrap() else {
+        panic!("no first line");
+    };
+    assert_eq!(r.bytes(first), b"ok");
+    r.set_max(5);
+    assert_eq!(all(&mut r).await, ["<12>", "z"]);
+}
+
+#[tokio::test]
 async fn an_oversized_last_line_without_newline_is_reported() {
     let mut r = LineReader::new(chunks(&[b"ok\n", &[b'y'; 30]]), 10);
     assert_eq!(all(&mut r).await, ["ok", "<30>"]);
