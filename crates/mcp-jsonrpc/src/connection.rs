@@ -228,7 +228,8 @@ struct Driver<H> {
     /// the task at once, which polls it again later), so until the executor's poll ends a
     /// turn checks the queue's length instead of polling it again (a poll registers the waker
     /// anew and takes from the runtime's budget: about 160 instructions a turn, callgrind on
-    /// the stdio bench). Cleared by whatever takes a message, and by `poll_ended`.
+    /// the stdio bench). Cleared by whatever takes a message, and by `poll_ended` (the only
+    /// way out of the executor's poll: the drive loop's other steps go on to another turn).
     outbound_waiting: bool,
     /// Whether a turn has run in the executor's current poll of the drive loop, and so left
     /// this task's waker with `shared` (for the handles' wake-ups: a close, a cancellation),
@@ -268,7 +269,6 @@ impl<H> Drop for Driver<H> {
 
 impl<H: Handler> Driver<H> {
     async fn drive<T: Transport>(&mut self, transport: &mut T) -> End {
-        self.poll_ended();
         loop {
             let step = {
                 // Recreated after every message: `recv` is cancel-safe, and `send` needs the
@@ -447,8 +447,8 @@ impl<H: Handler> Driver<H> {
         Poll::Pending
     }
 
-    /// The executor's poll of the drive loop ends (a turn returns `Pending`), or a drive loop
-    /// starts: the next turn polls every queue again.
+    /// The executor's poll of the drive loop ends (a turn returns `Pending`): the next turn,
+    /// in the next poll, polls every queue again.
     fn poll_ended(&mut self) {
         self.outbound_waiting = false;
         self.in_poll = false;

@@ -27,7 +27,6 @@ impl<H: Handler> Driver<H> {
             return End::PeerClosed;
         }
         self.shared.fail_all("peer closed the connection");
-        self.poll_ended();
         let timeout = self.limits.flush_timeout;
         let work = async {
             loop {
@@ -99,7 +98,6 @@ impl<H: Handler> Driver<H> {
             }
         }
         self.outbound_rx.close();
-        self.poll_ended();
         if result.is_ok() {
             let sending = self.sending.take();
             let queue = std::mem::take(&mut self.write_queue);

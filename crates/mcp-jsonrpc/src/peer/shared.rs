@@ -114,15 +114,12 @@ impl Shared {
         !self.lock().pending.is_empty()
     }
 
-    /// Whether cancellations may wait to be sent (`take_cancels` has something to take).
+    /// Whether cancellations may wait to be sent: the driver calls `take_cancels` only then.
     pub(crate) fn has_cancels(&self) -> bool {
         self.cancels_waiting.load(Ordering::Acquire)
     }
 
     pub(crate) fn take_cancels(&self) -> Vec<(Id, &'static str)> {
-        if !self.has_cancels() {
-            return Vec::new();
-        }
         let mut st = self.lock();
         // Cleared under the lock that `abandon` sets it under: none is missed.
         self.cancels_waiting.store(false, Ordering::Relaxed);
