@@ -20,8 +20,8 @@ use mcp_types::{Initialize, ProtocolVersion, Request as _};
 use tokio::sync::oneshot;
 
 use super::checks::{
-    LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID, accepts, check_host_origin, decode,
-    find_named_session, find_session, is_json, protocol_version, read_body, session_header,
+    LAST_EVENT_ID, PROTOCOL_VERSION, PostHeaders, SESSION_ID, accepts, check_host_origin, decode,
+    find_named_session, find_session, is_json_value, protocol_version, read_body, session_header,
 };
 use super::config::SessionMode;
 use super::directory::SessionRecord;
@@ -67,33 +67,30 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) ->
 }
 
 async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
-    let headers = req.headers();
-    if !accepts(
-        headers,
-        &[("application", "json"), ("text", "event-stream")],
-    ) {
+    let (parts, body) = req.into_parts();
+    let headers = PostHeaders::read(&parts.headers);
+    if !headers.accepts(&[("application", "json"), ("text", "event-stream")]) {
         return Err(reject_msg(
             StatusCode::NOT_ACCEPTABLE,
             SERVER_ERROR,
             "Not Acceptable: Accept must list both application/json and text/event-stream",
         ));
     }
-    if !is_json(headers) {
+    if !is_json_value(headers.content_type) {
         return Err(reject_msg(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             SERVER_ERROR,
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
-    // A clone of the header's value shares its bytes (no copy).
-    let header_value = headers.get(PROTOCOL_VERSION).cloned();
+    // A clone of the header's value shares its bytes (no copy); `parts` moves on below.
+    let header_value = headers.protocol_version.cloned();
     let header_version = header_value.as_ref().map(|v| v.to_str().unwrap_or(""));
-    let (parts, body) = req.into_parts();
-    let body = read_body(&shared, &parts.headers, body).await?;
+    let body = read_body(&shared, headers.content_length, body).await?;
     let msg = decode(&shared, &body)?;
     drop(body);
 
-    let session_id = session_header(&parts.headers);
+    let session_id = headers.session_id();
     let has_session = session_id.is_some();
     if !has_session && modern::is_modern(header_version, &msg) {
         return post_modern(&shared, parts, header_version, msg).await;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use http::StatusCode;
+use http::header::CONTENT_LENGTH;
 
 use super::checks::{accepts, check_host_origin, decode, is_json, owned_by_requester, read_body};
 use super::shared::Shared;
@@ -96,7 +97,7 @@ async fn legacy_post_inner(shared: Arc<Shared>, req: Request) -> Result<Response
     };
     let _activity = session.activity();
     let (parts, body) = req.into_parts();
-    let body = read_body(&shared, &parts.headers, body).await?;
+    let body = read_body(&shared, parts.headers.get(CONTENT_LENGTH), body).await?;
     let mut msg = decode(&shared, &body)?;
     if let Message::Batch(_) = msg {
         check_batch("2024-11-05")?;
