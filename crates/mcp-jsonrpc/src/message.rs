@@ -15,6 +15,7 @@ use crate::extensions::Extensions;
 
 mod id;
 mod sniff;
+mod write;
 
 pub use id::{Id, ProgressToken};
 

@@ -188,7 +188,7 @@ pub(crate) fn encode_all(msgs: &[Message]) -> Result<Vec<u8>> {
     // Sized up front: a large message is then written into its buffer once, not regrown.
     let mut lines = Vec::with_capacity(msgs.iter().map(|m| m.size_hint() + 1).sum());
     for msg in msgs {
-        serde_json::to_writer(&mut lines, msg).map_err(Error::Encode)?;
+        msg.write_json(&mut lines).map_err(Error::Encode)?;
         lines.push(b'\n');
     }
     Ok(lines)

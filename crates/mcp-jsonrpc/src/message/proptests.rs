@@ -97,6 +97,22 @@ proptest! {
     }
 
     #[test]
+    fn write_json_writes_what_serde_json_writes(msg in message()) {
+        let mut out = Vec::new();
+        msg.write_json(&mut out).unwrap();
+        prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&msg).unwrap());
+    }
+
+    #[test]
+    fn write_json_writes_batches_as_serde_json(items in prop::collection::vec(message(), 1..4)) {
+        let batch = Message::Batch(items);
+        let mut out = b"kept ".to_vec();
+        batch.write_json(&mut out).unwrap();
+        let json = serde_json::to_string(&batch).unwrap();
+        prop_assert_eq!(out, [&b"kept "[..], json.as_bytes()].concat());
+    }
+
+    #[test]
     fn any_bytes_decode_without_panicking(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         let _ = Message::decode(&bytes);
         let _ = Message::decode_limited(&bytes, 16);

@@ -193,6 +193,13 @@ fn oversized_frames_are_refused_with_their_id() {
 #[test]
 fn invalid_messages_do_not_serialize() {
     assert!(Message::decode(b"{").to_json().is_err());
+    let mut out = Vec::new();
+    assert!(Message::decode(b"{").write_json(&mut out).is_err());
+    let batch = Message::Batch(vec![
+        Message::decode(br#"{"jsonrpc":"2.0","method":"m"}"#),
+        Message::decode(b"{"),
+    ]);
+    assert!(batch.write_json(&mut out).is_err());
 }
 
 #[test]

@@ -1,0 +1,97 @@
+//! [`Message::write_json`]: a message's JSON written around its raw parts.
+//!
+//! An envelope's member names and its `"2.0"` are fixed text, and its params and result are
+//! JSON already (raw values). serde's map serializer looks for characters to escape in each
+//! name and string it writes, about 0.7k instructions for a response (callgrind, the stdio
+//! bench's sequential `tools/call`), which no serializer lets a caller skip for text it knows.
+//! So the fixed text is copied as it is, and only what may need escaping (the method, a
+//! string id, an error object) goes through `serde_json`. The output is the same bytes as
+//! `serde_json`'s for the message's `Serialize` (a property test holds them equal).
+
+use serde_json::value::RawValue;
+
+use super::{Id, Message};
+
+impl Message {
+    /// Appends the message's JSON to `out`: the bytes `serde_json::to_writer` writes for it
+    /// (compact), in fewer steps. Transports write their messages with it.
+    ///
+    /// Fails only for a [`Message::Invalid`] (alone or in a batch), which is not meant to be
+    /// sent; `out` may then hold part of the message.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{Id, Message, Response};
+    /// use serde_json::value::RawValue;
+    ///
+    /// let result = RawValue::from_string(r#"{"ok":true}"#.to_owned()).unwrap();
+    /// let msg = Message::Response(Response::ok(Id::Number(7), result));
+    /// let mut out = Vec::new();
+    /// msg.write_json(&mut out).unwrap();
+    /// assert_eq!(out, br#"{"jsonrpc":"2.0","id":7,"result":{"ok":true}}"#);
+    /// assert_eq!(out, msg.to_json().unwrap().as_bytes());
+    /// ```
+    pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Message::Request(r) => {
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                write_id(out, &r.id)?;
+                out.extend_from_slice(br#","method":"#);
+                serde_json::to_writer(&mut *out, &*r.method)?;
+                write_params(out, r.params.as_deref());
+            }
+            Message::Notification(n) => {
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+                serde_json::to_writer(&mut *out, &*n.method)?;
+                write_params(out, n.params.as_deref());
+            }
+            Message::Response(r) => {
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                match &r.id {
+                    Some(id) => write_id(out, id)?,
+                    None => out.extend_from_slice(b"null"),
+                }
+                match &r.result {
+                    Ok(result) => {
+                        out.extend_from_slice(br#","result":"#);
+                        out.extend_from_slice(result.get().as_bytes());
+                    }
+                    Err(error) => {
+                        out.extend_from_slice(br#","error":"#);
+                        serde_json::to_writer(&mut *out, error)?;
+                    }
+                }
+            }
+            Message::Batch(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    item.write_json(out)?;
+                }
+                out.push(b']');
+                return Ok(());
+            }
+            Message::Invalid(_) => {
+                return Err(serde::ser::Error::custom(
+                    "an invalid message cannot be serialized",
+                ));
+            }
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// An id: an integer as digits, a string escaped (by `serde_json`, as `Id`'s `Serialize`).
+fn write_id(out: &mut Vec<u8>, id: &Id) -> serde_json::Result<()> {
+    serde_json::to_writer(out, id)
+}
+
+/// `,"params":` and the raw params, when there are any.
+fn write_params(out: &mut Vec<u8>, params: Option<&RawValue>) {
+    if let Some(params) = params {
+        out.extend_from_slice(br#","params":"#);
+        out.extend_from_slice(params.get().as_bytes());
+    }
+}
