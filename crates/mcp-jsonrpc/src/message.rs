@@ -286,11 +286,15 @@ impl Message {
         })
     }
 
-    /// Serializes the message to a JSON string (once; raw params are copied verbatim).
+    /// Serializes the message to a JSON string (once; raw params are copied verbatim), with
+    /// [`write_json`](Self::write_json) into a buffer sized by [`size_hint`](Self::size_hint).
     ///
     /// Fails only for [`Message::Invalid`], which is not meant to be sent.
     pub fn to_json(&self) -> serde_json::Result<String> {
-        serde_json::to_string(self)
+        let mut out = Vec::with_capacity(self.size_hint());
+        self.write_json(&mut out)?;
+        // Always UTF-8: written from `str`s and `serde_json`'s output.
+        String::from_utf8(out).map_err(serde::ser::Error::custom)
     }
 
     /// The approximate serialized size in bytes: the lengths of the method, raw params and raw

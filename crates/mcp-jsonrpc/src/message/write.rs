@@ -14,7 +14,8 @@ use super::{Id, Message};
 
 impl Message {
     /// Appends the message's JSON to `out`: the bytes `serde_json::to_writer` writes for it
-    /// (compact), in fewer steps. Transports write their messages with it.
+    /// (compact), in fewer steps. Transports write their messages with it, and
+    /// [`to_json`](Self::to_json) is made with it.
     ///
     /// Fails only for a [`Message::Invalid`] (alone or in a batch), which is not meant to be
     /// sent; `out` may then hold part of the message.
@@ -28,7 +29,7 @@ impl Message {
     /// let mut out = Vec::new();
     /// msg.write_json(&mut out).unwrap();
     /// assert_eq!(out, br#"{"jsonrpc":"2.0","id":7,"result":{"ok":true}}"#);
-    /// assert_eq!(out, msg.to_json().unwrap().as_bytes());
+    /// assert_eq!(out, serde_json::to_vec(&msg).unwrap());
     /// ```
     pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         match self {
