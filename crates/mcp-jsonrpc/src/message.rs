@@ -286,15 +286,31 @@ impl Message {
         })
     }
 
-    /// Serializes the message to a JSON string (once; raw params are copied verbatim), with
-    /// [`write_json`](Self::write_json) into a buffer sized by [`size_hint`](Self::size_hint).
+    /// Serializes the message to a JSON string (once; raw params are copied verbatim): the
+    /// bytes of [`to_json_vec`](Self::to_json_vec) as a `String`.
     ///
     /// Fails only for [`Message::Invalid`], which is not meant to be sent.
     pub fn to_json(&self) -> serde_json::Result<String> {
+        // Always UTF-8: written from `str`s and `serde_json`'s output.
+        String::from_utf8(self.to_json_vec()?).map_err(serde::ser::Error::custom)
+    }
+
+    /// The bytes of [`to_json`](Self::to_json), for a caller that sends bytes (no UTF-8
+    /// check): [`write_json`](Self::write_json) into a buffer sized by
+    /// [`size_hint`](Self::size_hint).
+    ///
+    /// Fails only for [`Message::Invalid`], which is not meant to be sent.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{Message, Notification};
+    ///
+    /// let msg = Message::Notification(Notification::new("ping", None));
+    /// assert_eq!(msg.to_json_vec().unwrap(), br#"{"jsonrpc":"2.0","method":"ping"}"#);
+    /// ```
+    pub fn to_json_vec(&self) -> serde_json::Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.size_hint());
         self.write_json(&mut out)?;
-        // Always UTF-8: written from `str`s and `serde_json`'s output.
-        String::from_utf8(out).map_err(serde::ser::Error::custom)
+        Ok(out)
     }
 
     /// The approximate serialized size in bytes: the lengths of the method, raw params and raw

@@ -15,7 +15,7 @@ use super::{Id, Message};
 impl Message {
     /// Appends the message's JSON to `out`: the bytes `serde_json::to_writer` writes for it
     /// (compact), in fewer steps. Transports write their messages with it, and
-    /// [`to_json`](Self::to_json) is made with it.
+    /// [`to_json_vec`](Self::to_json_vec) and [`to_json`](Self::to_json) are made with it.
     ///
     /// Fails only for a [`Message::Invalid`] (alone or in a batch), which is not meant to be
     /// sent; `out` may then hold part of the message.

@@ -32,10 +32,7 @@ impl Session {
         let json = if session.is_ended() {
             Err(Error::SessionClosed)
         } else {
-            let mut json = Vec::with_capacity(msg.size_hint());
-            msg.write_json(&mut json)
-                .map(|()| json)
-                .map_err(Error::Encode)
+            msg.to_json_vec().map_err(Error::Encode)
         };
         let data = match json {
             Ok(json) => Bytes::from(json),
