@@ -33,6 +33,7 @@ use crate::modern::{DEFAULT_MAX_INPUT_ROUNDS, Modern};
 use crate::output_schema::OutputSchemas;
 use crate::received_tasks::ReceivedTasks;
 use crate::router::Router;
+use crate::running::RunState;
 use crate::shared::Shared;
 use crate::subscription::Subscriptions;
 use crate::transport::{FailureSlot, Recording};
@@ -395,8 +396,10 @@ impl ClientBuilder {
     }
 
     /// Connects over `transport` in the chosen [`era`](Self::era) and returns the client
-    /// with the [`Connection`] future, which the caller must run (spawn it, or poll it in a
-    /// `select!`) for calls to complete.
+    /// with the [`Connection`] future, which the caller must run (spawn it, or poll it
+    /// alongside the calls with `join!` or `select!`) for calls to complete. A call made
+    /// while nobody polls it fails within [`CONNECTION_GRACE`](crate::CONNECTION_GRACE) with
+    /// [`Error::ConnectionNotRunning`] (see [`Connection`]).
     ///
     /// - Handshake era: sends `initialize`, checks the version the server chose, sends
     ///   `notifications/initialized`. If the server answers batching revision 2025-03-26,
@@ -501,10 +504,12 @@ impl ClientBuilder {
                 Some(KeepAlive::new(every, options, negotiated.modern.as_ref())?)
             }
         };
-        let connection = Connection::new(run, peer.clone(), ping);
+        let running = Arc::new(RunState::default());
+        let connection = Connection::new(run, peer.clone(), ping, running.clone());
         let client = Client::new(Inner {
             shared,
             peer,
+            running,
             init: negotiated.init,
             discover: negotiated.discover,
             modern: negotiated.modern,
@@ -558,12 +563,59 @@ impl ClientBuilder {
 /// [`Error::Transport`] if the transport failed; [`Error::PingFailed`] if the keep-alive
 /// ping (see [`ClientBuilder::ping_interval`]) failed.
 ///
+/// # Running it
+///
+/// The library never spawns, so nothing happens until you run it: spawn it, or poll it
+/// alongside the calls.
+///
+/// ```
+/// # use mcp_client::Client;
+/// # use mcp_server::{Server, Tool};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = Server::builder().tool(Tool::new("ping", || async { "pong" })).build();
+/// # let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
+/// # tokio::spawn(async move { server.serve(server_end).await });
+/// // Either spawn it:
+/// let (client, connection) = Client::builder().connect(client_end).await?;
+/// let connection = tokio::spawn(connection);
+/// client.call_tool("ping").await?;
+/// client.close();
+/// connection.await??;
+/// # let server = Server::builder().tool(Tool::new("ping", || async { "pong" })).build();
+/// # let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
+/// # tokio::spawn(async move { server.serve(server_end).await });
+///
+/// // Or poll it together with the calls, on this task:
+/// let (client, connection) = Client::builder().connect(client_end).await?;
+/// let calls = async {
+///     let result = client.call_tool("ping").await;
+///     client.close();
+///     result
+/// };
+/// let (result, end) = tokio::join!(calls, connection);
+/// result?;
+/// end?;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// A call made while it has not been polled yet waits at most
+/// [`CONNECTION_GRACE`](crate::CONNECTION_GRACE) (250 ms) for its first poll, then fails
+/// with [`Error::ConnectionNotRunning`] (at once if the `Connection` was dropped without
+/// being polled), rather than waiting out its timeout. Once it has been polled, calls do not
+/// look again.
+///
 /// # Cancel safety
 ///
 /// Dropping it tears the connection down: pending calls fail with [`Error::Closed`].
-#[must_use = "the connection does nothing unless polled"]
+#[must_use = "the connection does nothing unless polled: spawn it, or poll it alongside the calls"]
 pub struct Connection {
     fut: BoxFuture<Result<()>>,
+    /// Told of the first poll, or of a drop without one.
+    running: Arc<RunState>,
+    /// Whether this future has been polled (so that the shared state is written once).
+    polled: bool,
 }
 
 impl fmt::Debug for Connection {
@@ -573,7 +625,12 @@ impl fmt::Debug for Connection {
 }
 
 impl Connection {
-    fn new(run: BoxFuture<mcp_jsonrpc::Result<()>>, peer: Peer, ping: Option<KeepAlive>) -> Self {
+    fn new(
+        run: BoxFuture<mcp_jsonrpc::Result<()>>,
+        peer: Peer,
+        ping: Option<KeepAlive>,
+        running: Arc<RunState>,
+    ) -> Self {
         let fut = async move {
             let end = match ping {
                 None => run.await,
@@ -591,7 +648,11 @@ impl Connection {
             };
             end.map_err(|e| Error::from_jsonrpc(e, "", None))
         };
-        Connection { fut: Box::pin(fut) }
+        Connection {
+            fut: Box::pin(fut),
+            running,
+            polled: false,
+        }
     }
 }
 
@@ -599,7 +660,19 @@ impl Future for Connection {
     type Output = Result<()>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        if !self.polled {
+            self.polled = true;
+            self.running.polled();
+        }
         self.fut.as_mut().poll(cx)
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if !self.polled {
+            self.running.dropped_unpolled();
+        }
     }
 }
 

@@ -4,6 +4,9 @@
 //! Every call takes its request's params, or anything that converts into them: where the
 //! params have one required member (a tool's or a prompt's name, a resource's URI), that
 //! member alone converts (`client.read_resource("notes://all")`, `client.call_tool("ping")`).
+//! A tool call and a prompt also take their name and arguments as a tuple
+//! (`client.call_tool(("add", Args { a: 1, b: 2 }))`, see [`IntoCallToolParams`] and
+//! [`IntoGetPromptParams`]).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -14,16 +17,17 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use mcp_jsonrpc::{Progress, RequestOptions};
 use mcp_types::{
     CallTool, CallToolRequestParams, CallToolResult, Complete, CompleteRequestParams,
-    CompleteResult, Cursor, EmptyParams, GetPrompt, GetPromptRequestParams, GetPromptResult,
-    ListPrompts, ListPromptsResult, ListResourceTemplates, ListResourceTemplatesResult,
-    ListResources, ListResourcesResult, ListTools, ListToolsResult, LoggingLevel,
-    PaginatedRequestParams, Prompt, ReadResource, ReadResourceRequestParams, ReadResourceResult,
-    Request, Resource, ResourceRequestParams, ResourceTemplate, Root, RootsListChanged, SetLevel,
+    CompleteResult, Cursor, EmptyParams, GetPrompt, GetPromptResult, ListPrompts,
+    ListPromptsResult, ListResourceTemplates, ListResourceTemplatesResult, ListResources,
+    ListResourcesResult, ListTools, ListToolsResult, LoggingLevel, PaginatedRequestParams, Prompt,
+    ReadResource, ReadResourceRequestParams, ReadResourceResult, Request, Resource,
+    ResourceRequestParams, ResourceTemplate, Root, RootsListChanged, SetLevel,
     SetLevelRequestParams, Subscribe, Tool, Unsubscribe,
 };
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
+use crate::arguments::{IntoCallToolParams, IntoGetPromptParams};
 use crate::call_options::{CallOptions, Limits};
 use crate::client::Client;
 use crate::error::{Error, Result, Side};
@@ -93,25 +97,62 @@ impl Client {
         })
     }
 
-    /// Calls a tool.
+    /// Calls a tool: `call` is its name (`"ping"`), its name and arguments
+    /// (`("add", Args { a: 1, b: 2 })`, `("add", json!({"a": 1, "b": 2}))`), or whole
+    /// [`CallToolRequestParams`] (see [`IntoCallToolParams`]).
     ///
     /// If the last `tools/list` gave the tool an `outputSchema`, a successful result's
     /// `structuredContent` is checked against it (with validators compiled once per tool).
     /// A tool failure is not an error: it is a result with `isError: true`.
+    /// [`call_tool_structured`](Self::call_tool_structured) reads the structured content as
+    /// a Rust type instead.
+    ///
+    /// ```
+    /// use mcp_client::Client;
+    /// use mcp_server::{Server, Tool};
+    /// use serde::{Deserialize, Serialize};
+    /// use serde_json::json;
+    ///
+    /// #[derive(Serialize, Deserialize, schemars::JsonSchema)]
+    /// struct Add {
+    ///     a: i64,
+    ///     b: i64,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = Server::builder()
+    ///     .name("calc")
+    ///     .version("1.0")
+    ///     .tool(Tool::typed("add", |args: Add| async move { args.a + args.b }))
+    ///     .tool(Tool::new("ping", || async { "pong" }))
+    ///     .build();
+    /// let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
+    /// tokio::spawn(async move { server.serve(server_end).await });
+    /// let (client, connection) = Client::builder().connect(client_end).await?;
+    /// tokio::spawn(connection);
+    ///
+    /// let result = client.call_tool(("add", Add { a: 2, b: 3 })).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("5"));
+    /// let result = client.call_tool(("add", json!({"a": 1, "b": 1}))).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("2"));
+    /// let result = client.call_tool("ping").await?;
+    /// assert_eq!(result.content[0].as_text(), Some("pong"));
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
     ///
-    /// As for [`request`](Self::request), plus [`Error::OutputSchemaMismatch`] and
-    /// [`Error::InvalidOutputSchema`].
+    /// As for [`request`](Self::request), plus [`Error::InvalidArguments`] (arguments that
+    /// do not serialize to a JSON object; nothing is sent), [`Error::OutputSchemaMismatch`]
+    /// and [`Error::InvalidOutputSchema`].
     ///
     /// # Cancel safety
     ///
     /// Dropping the future cancels the call on the server.
-    pub async fn call_tool(
-        &self,
-        params: impl Into<CallToolRequestParams>,
-    ) -> Result<CallToolResult> {
-        self.call_tool_with(params, CallOptions::default()).await
+    pub async fn call_tool(&self, call: impl IntoCallToolParams) -> Result<CallToolResult> {
+        self.call_tool_with(call, CallOptions::default()).await
     }
 
     /// Calls a tool with `options`; see [`call_tool`](Self::call_tool).
@@ -121,10 +162,10 @@ impl Client {
     /// As for [`call_tool`](Self::call_tool).
     pub async fn call_tool_with(
         &self,
-        params: impl Into<CallToolRequestParams>,
+        call: impl IntoCallToolParams,
         options: CallOptions,
     ) -> Result<CallToolResult> {
-        let params = params.into();
+        let params = call.into_call_tool_params()?;
         self.require_server(self.has_tools(), "tools")?;
         let name = params.name.clone();
         // A tool that runs only as a task (2025-11-25): call it as one, wait for the result.
@@ -191,15 +232,16 @@ impl Client {
     }
 
     /// Calls a tool and asks for progress: returns the progress receiver and the call's
-    /// future. Progress stops (the receiver ends) when the call completes.
+    /// future. Progress stops (the receiver ends) when the call completes. `call` is as for
+    /// [`call_tool`](Self::call_tool); arguments that cannot be sent fail the future.
     ///
     /// ```no_run
     /// # async fn f(client: mcp_client::Client) -> mcp_client::Result<()> {
     /// use mcp_client::CallOptions;
-    /// use mcp_types::CallToolRequestParams;
+    /// use serde_json::json;
     ///
-    /// let (mut progress, call) =
-    ///     client.call_tool_with_progress(CallToolRequestParams::new("build"), CallOptions::new());
+    /// let build = ("build", json!({"target": "release"}));
+    /// let (mut progress, call) = client.call_tool_with_progress(build, CallOptions::new());
     /// let watch = async {
     ///     while let Some(p) = progress.recv().await {
     ///         tracing::info!(progress = p.progress, total = ?p.total, "building");
@@ -210,15 +252,20 @@ impl Client {
     /// ```
     pub fn call_tool_with_progress(
         &self,
-        params: impl Into<CallToolRequestParams>,
+        call: impl IntoCallToolParams,
         options: CallOptions,
     ) -> (
         mpsc::Receiver<Progress>,
         impl Future<Output = Result<CallToolResult>> + Send + '_,
     ) {
-        let params: CallToolRequestParams = params.into();
+        // Converted now, so that the future holds the params and not the caller's arguments.
+        let params = call.into_call_tool_params();
         let (tx, rx) = mpsc::channel(PROGRESS_CAPACITY);
-        (rx, self.call_tool_with(params, options.progress(tx)))
+        let options = options.progress(tx);
+        (
+            rx,
+            async move { self.call_tool_with(params?, options).await },
+        )
     }
 
     // ---- resources ------------------------------------------------------------------------
@@ -338,17 +385,55 @@ impl Client {
         })
     }
 
-    /// Gets a prompt (`prompts/get`).
+    /// Gets a prompt (`prompts/get`): `prompt` is its name (`"greeting"`), its name and
+    /// arguments (`("review", Args { language: "rust" })`, `("review", json!({..}))`), or
+    /// whole [`GetPromptRequestParams`](mcp_types::GetPromptRequestParams) (see
+    /// [`IntoGetPromptParams`]). Argument values are strings on the wire: numbers and
+    /// booleans are sent as their text.
+    ///
+    /// ```
+    /// use mcp_client::Client;
+    /// use mcp_server::{Prompt, PromptArguments, Server};
+    /// use serde::Serialize;
+    ///
+    /// #[derive(Serialize)]
+    /// struct Review {
+    ///     language: &'static str,
+    ///     max_comments: u32,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let review = Prompt::new("review", |args: PromptArguments| async move {
+    ///     let (language, max) = (&args["language"], &args["max_comments"]);
+    ///     format!("Review this {language} code in at most {max} comments")
+    /// })
+    /// .argument("language", "The programming language", true)
+    /// .argument("max_comments", "How many comments at most", true);
+    /// let server = Server::builder().name("reviewer").version("1.0").prompt(review).build();
+    /// let (client_end, server_end) = mcp_jsonrpc::memory::pair(16);
+    /// tokio::spawn(async move { server.serve(server_end).await });
+    /// let (client, connection) = Client::builder().connect(client_end).await?;
+    /// tokio::spawn(connection);
+    ///
+    /// let args = Review { language: "rust", max_comments: 3 };
+    /// let prompt = client.get_prompt(("review", args)).await?;
+    /// assert_eq!(
+    ///     prompt.messages[0].content.as_text(),
+    ///     Some("Review this rust code in at most 3 comments")
+    /// );
+    /// # Ok(())
+    /// # }
+    /// ```
     ///
     /// # Errors
     ///
-    /// As for [`request`](Self::request).
-    pub async fn get_prompt(
-        &self,
-        params: impl Into<GetPromptRequestParams>,
-    ) -> Result<GetPromptResult> {
+    /// As for [`request`](Self::request), plus [`Error::InvalidArguments`] (arguments that
+    /// are not an object of strings, numbers or booleans; nothing is sent).
+    pub async fn get_prompt(&self, prompt: impl IntoGetPromptParams) -> Result<GetPromptResult> {
+        let params = prompt.into_get_prompt_params()?;
         self.require_server(self.has_prompts(), "prompts")?;
-        self.request::<GetPrompt>(params.into()).await
+        self.request::<GetPrompt>(params).await
     }
 
     // ---- completion and logging -----------------------------------------------------------

@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 use crate::call_options::{CallOptions, Defaults, Limits};
 use crate::error::{Error, Result, Side};
 use crate::modern::{self, Modern};
+use crate::running::RunState;
 use crate::shared::Shared;
 
 /// Closes the connection when the last [`Client`] handle goes away.
@@ -27,6 +28,8 @@ impl Drop for CloseOnDrop {
 pub(crate) struct Inner {
     pub(crate) shared: Arc<Shared>,
     pub(crate) peer: Peer,
+    /// Whether the `Connection` future runs (checked by every call).
+    pub(crate) running: Arc<RunState>,
     /// The server's `initialize` result, or (2026-07-28) one made from its discover result.
     pub(crate) init: InitializeResult,
     pub(crate) discover: Option<DiscoverResult>,
@@ -126,7 +129,8 @@ impl Client {
     /// # Errors
     ///
     /// The server's error ([`Error::Rpc`], or the typed refusals of 2026-07-28),
-    /// [`Error::Timeout`], [`Error::Closed`], [`Error::Decode`] if the result does not fit
+    /// [`Error::Timeout`], [`Error::Closed`], [`Error::ConnectionNotRunning`] if nobody runs
+    /// the [`Connection`](crate::Connection), [`Error::Decode`] if the result does not fit
     /// `M::Result`, [`Error::NotInRevision`] for a method the negotiated revision removed, and
     /// the errors of answering input ([`Error::InputRequest`], [`Error::TooManyInputRounds`]).
     ///
@@ -167,6 +171,7 @@ impl Client {
         limits: Limits,
     ) -> Result<Box<RawValue>> {
         let inner = &self.inner;
+        inner.running.ensure().await?;
         let Some(modern) = &inner.modern else {
             let raw = serde_json::value::to_raw_value(params)
                 .map_err(|e| Error::decode(method, "params", e))?;
@@ -200,13 +205,15 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// [`Error::Closed`] if the connection is closed; [`Error::NotInRevision`] for a
+    /// [`Error::Closed`] if the connection is closed; [`Error::ConnectionNotRunning`] if
+    /// nobody runs the [`Connection`](crate::Connection); [`Error::NotInRevision`] for a
     /// notification the negotiated revision removed.
     ///
     /// # Cancel safety
     ///
     /// Not cancel-safe: dropping the future may or may not send the notification.
     pub async fn notify<N: Notification>(&self, params: N::Params) -> Result<()> {
+        self.inner.running.ensure().await?;
         if let Some(modern) = &self.inner.modern {
             self.check_revision(modern, N::METHOD)?;
         }

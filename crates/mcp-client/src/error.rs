@@ -66,6 +66,68 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// The arguments of a tool call or a prompt cannot be sent as the protocol needs them: a
+    /// tool's must serialize to a JSON object, a prompt's to an object whose values are
+    /// strings, numbers, booleans or `null`. Nothing was sent. See
+    /// [`IntoCallToolParams`](crate::IntoCallToolParams) and
+    /// [`IntoGetPromptParams`](crate::IntoGetPromptParams).
+    #[error("invalid arguments for {of} {name:?}: {reason}")]
+    InvalidArguments {
+        /// `"tool"` or `"prompt"`.
+        of: &'static str,
+        /// The tool's or the prompt's name.
+        name: String,
+        /// What is wrong with the arguments.
+        reason: String,
+        /// The serializer's error, when the arguments failed to serialize.
+        #[source]
+        source: Option<serde_json::Error>,
+    },
+    /// The tool reported failure (`isError: true`) where a structured result was asked for
+    /// ([`Client::call_tool_structured`](crate::Client::call_tool_structured),
+    /// [`decode_structured`](crate::decode_structured)).
+    #[error("tool {tool:?} failed{}", message_suffix(message))]
+    ToolFailed {
+        /// The tool's name.
+        tool: String,
+        /// The text content of the result, its blocks joined by newlines.
+        message: String,
+    },
+    /// The tool's result has no `structuredContent` where it was asked for
+    /// ([`Client::call_tool_structured`](crate::Client::call_tool_structured),
+    /// [`decode_structured`](crate::decode_structured)).
+    #[error("tool {tool:?} returned no structured content")]
+    NoStructuredContent {
+        /// The tool's name.
+        tool: String,
+    },
+    /// The tool's `structuredContent` does not deserialize into the type asked for
+    /// ([`Client::call_tool_structured`](crate::Client::call_tool_structured),
+    /// [`decode_structured`](crate::decode_structured)).
+    #[error("structured content of tool {tool:?} does not fit the requested type")]
+    InvalidStructuredContent {
+        /// The tool's name.
+        tool: String,
+        /// The deserializer's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The [`Connection`](crate::Connection) future that
+    /// [`connect`](crate::ClientBuilder::connect) returned is not being polled, so no call
+    /// can complete: it was not polled within [`CONNECTION_GRACE`](crate::CONNECTION_GRACE)
+    /// of a call, or it was dropped without ever being polled. Nothing was sent. Run it with
+    /// `tokio::spawn(connection)`, or poll it alongside the calls (`tokio::join!`,
+    /// `tokio::select!`).
+    #[error(
+        "the client's connection is not running: the `Connection` future returned by \
+         `connect` {}; run it with `tokio::spawn(connection)`, or poll it alongside the \
+         calls with `tokio::join!` or `tokio::select!`",
+        not_running_reason(*dropped)
+    )]
+    ConnectionNotRunning {
+        /// Whether the `Connection` was dropped (rather than kept and not polled).
+        dropped: bool,
+    },
     /// A message exceeded the configured maximum size.
     #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
     MessageTooLarge {
@@ -210,6 +272,25 @@ fn versions_text(versions: &[ProtocolVersion]) -> String {
         "none".to_owned()
     } else {
         names.join(", ")
+    }
+}
+
+fn not_running_reason(dropped: bool) -> String {
+    if dropped {
+        "was dropped without being polled".to_owned()
+    } else {
+        format!(
+            "was not polled within {} of the call",
+            humantime::format_duration(crate::CONNECTION_GRACE)
+        )
+    }
+}
+
+fn message_suffix(message: &str) -> String {
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
     }
 }
 

@@ -8,10 +8,15 @@
 //!   returns the [`Client`] handle together with the [`Connection`] future that drives the
 //!   connection; the library never spawns, so the caller runs that future (spawned, or
 //!   inside a `select!`). The opening exchange polls the connection itself, so
-//!   `connect(..).await` works before anything is spawned.
+//!   `connect(..).await` works before anything is spawned; a call made while nobody polls
+//!   the connection fails within [`CONNECTION_GRACE`] with [`Error::ConnectionNotRunning`].
 //! - Typed calls for every server request: tools (with `structuredContent` checked against
 //!   the tool's `outputSchema`), resources, prompts, completion, logging, ping, and
-//!   [`Client::request`] for any [`mcp_types::Request`]. List calls come as one page
+//!   [`Client::request`] for any [`mcp_types::Request`]. A tool or a prompt takes its name
+//!   and arguments as a tuple, the arguments any `Serialize` value
+//!   (`client.call_tool(("add", Args { a: 1, b: 2 }))`, [`IntoCallToolParams`],
+//!   [`IntoGetPromptParams`]); [`Client::call_tool_structured`] reads a tool's
+//!   `structuredContent` as a Rust type. List calls come as one page
 //!   (`list_tools(cursor)`) or as a [`Stream`](futures::Stream) over every page
 //!   (`list_tools_stream()`). [`Client::listen`] subscribes to list changes and resource
 //!   updates as a stream.
@@ -30,7 +35,7 @@
 //! ```
 //! use mcp_client::Client;
 //! use mcp_server::{Server, Tool};
-//! use mcp_types::{CallToolRequestParams, Era, Implementation, ProtocolVersion};
+//! use mcp_types::{Era, Implementation, ProtocolVersion};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -67,8 +72,12 @@
 //! the refusals of 2026-07-28 typed as [`Error::HeaderMismatch`] (-32020),
 //! [`Error::MissingClientCapability`] (-32021) and [`Error::VersionNotSupported`] (-32022)),
 //! [`Error::Timeout`], [`Error::Closed`] (with the transport's error as its source when the
-//! transport failed), [`Error::Decode`], [`Error::UnsupportedProtocolVersion`],
-//! [`Error::OutputSchemaMismatch`], [`Error::CapabilityNotDeclared`],
+//! transport failed), [`Error::ConnectionNotRunning`] (nobody polls the [`Connection`]),
+//! [`Error::Decode`], [`Error::InvalidArguments`] (a tool's or a prompt's arguments that
+//! cannot be sent), [`Error::UnsupportedProtocolVersion`],
+//! [`Error::OutputSchemaMismatch`], for [`Client::call_tool_structured`]
+//! [`Error::ToolFailed`], [`Error::NoStructuredContent`] and
+//! [`Error::InvalidStructuredContent`], [`Error::CapabilityNotDeclared`],
 //! [`Error::NotInRevision`] (a method the negotiated revision removed), and for input rounds
 //! [`Error::InputRequest`] and [`Error::TooManyInputRounds`].
 //!
@@ -132,6 +141,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+mod arguments;
 mod builder;
 mod cache;
 mod call_options;
@@ -149,12 +159,15 @@ mod modern;
 mod output_schema;
 mod received_tasks;
 mod router;
+mod running;
 mod shared;
+mod structured;
 mod subscription;
 mod tasks;
 mod transport;
 mod versions;
 
+pub use arguments::{IntoCallToolParams, IntoGetPromptParams};
 pub use builder::{ClientBuilder, Connection};
 pub use call_options::CallOptions;
 pub use client::Client;
@@ -166,6 +179,8 @@ pub use mcp_jsonrpc::{Progress, Transport};
 pub use mcp_types as types;
 /// The wire error: the same type as `mcp_types::ErrorObject` (and `mcp_jsonrpc::ErrorObject`).
 pub use mcp_types::{ErrorCode, ErrorObject};
+pub use running::CONNECTION_GRACE;
+pub use structured::decode_structured;
 pub use subscription::Subscription;
 pub use tasks::{TaskInfo, ToolCallOutcome};
 pub use versions::{HANDSHAKE_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS};

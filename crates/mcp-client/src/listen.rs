@@ -64,6 +64,7 @@ impl Client {
     /// `resources/subscribe` failed.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
         let inner = &self.inner;
+        inner.running.ensure().await?;
         let (tx, events) = mpsc::channel(SUBSCRIPTION_CAPACITY);
         let Some(modern) = &inner.modern else {
             return self.listen_in_session(filter, tx, events).await;

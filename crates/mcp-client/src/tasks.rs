@@ -22,13 +22,14 @@ use futures::stream::{self, BoxStream};
 use mcp_jsonrpc::RequestOptions;
 use mcp_types::tasks_extension::{self, UpdateTaskRequestParams};
 use mcp_types::{
-    CallTool, CallToolRequestParams, CallToolResult, CreateTaskResult, ErrorObject,
-    GetTaskRequestParams, InputRequests, JsonObject, ListTasksResult, PaginatedRequestParams,
-    Request as _, ResultType, TaskMetadata, TaskStatus,
+    CallTool, CallToolResult, CreateTaskResult, ErrorObject, GetTaskRequestParams, InputRequests,
+    JsonObject, ListTasksResult, PaginatedRequestParams, Request as _, ResultType, TaskMetadata,
+    TaskStatus,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::arguments::IntoCallToolParams;
 use crate::call_options::Limits;
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -175,10 +176,10 @@ impl Client {
     /// As for [`call_tool`](Self::call_tool).
     pub async fn call_tool_as_task(
         &self,
-        params: impl Into<CallToolRequestParams>,
+        call: impl IntoCallToolParams,
         ttl: Option<Duration>,
     ) -> Result<ToolCallOutcome> {
-        let mut params = params.into();
+        let mut params = call.into_call_tool_params()?;
         if !self.modern() && self.server_takes_tool_tasks() {
             let mut task = TaskMetadata::default();
             task.ttl = ttl.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));

@@ -198,6 +198,28 @@ impl GetPromptRequestParams {
             ..Default::default()
         }
     }
+
+    /// Params getting prompt `name` with `arguments` (their values are strings on the wire).
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    ///
+    /// use mcp_types::GetPromptRequestParams;
+    ///
+    /// let arguments = BTreeMap::from([("language".to_owned(), "rust".to_owned())]);
+    /// let params = GetPromptRequestParams::with_arguments("code_review", arguments);
+    /// assert_eq!(
+    ///     serde_json::to_string(&params).unwrap(),
+    ///     r#"{"name":"code_review","arguments":{"language":"rust"}}"#
+    /// );
+    /// ```
+    pub fn with_arguments(name: impl Into<String>, arguments: BTreeMap<String, String>) -> Self {
+        GetPromptRequestParams {
+            name: name.into(),
+            arguments: Some(arguments),
+            ..Default::default()
+        }
+    }
 }
 
 /// The result of `prompts/get` (all revisions; `resultType`: 2026-07-28).

@@ -57,6 +57,14 @@ fn get_prompt() {
     round_trip::<GetPromptRequestParams>(
         r#"{"name": "p", "inputResponses": {}, "requestState": "s"}"#,
     );
+    let with = GetPromptRequestParams::with_arguments(
+        "code_review",
+        [("code".to_owned(), "x = 1".to_owned())].into(),
+    );
+    assert_eq!(
+        serde_json::to_value(&with).unwrap(),
+        json!({"name": "code_review", "arguments": {"code": "x = 1"}})
+    );
     let r: GetPromptResult = round_trip(
         r#"{"resultType": "complete", "description": "Code review prompt",
             "messages": [{"role": "user", "content": {"type": "text", "text": "Please review this Python code"}}]}"#,

@@ -12,9 +12,9 @@
 
 use anyhow::Context as _;
 use mcp_client::Client;
-use mcp_client::types::{CallToolRequestParams, Implementation, ResourceContents};
+use mcp_client::types::{Implementation, ResourceContents};
 use mcp_transport_http::client::StreamableHttpClientTransport;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[allow(clippy::print_stdout)] // Printing the answers is this program's job.
 #[tokio::main]
@@ -40,16 +40,14 @@ async fn main() -> anyhow::Result<()> {
         client.protocol_version().as_str()
     );
 
-    let mut call = CallToolRequestParams::new("add_note");
-    call.arguments = Some(serde_json::from_value(
-        json!({"title": "http", "text": text}),
-    )?);
-    let added = client.call_tool(call).await?;
+    let added = client
+        .call_tool(("add_note", json!({"title": "http", "text": text})))
+        .await?;
     let reply = added.content.first().and_then(|c| c.as_text());
     println!("add_note: {}", reply.unwrap_or_default());
 
-    let listed = client.call_tool("list_notes").await?;
-    println!("list_notes: {}", json!(listed.structured_content));
+    let listed: Value = client.call_tool_structured("list_notes").await?;
+    println!("list_notes: {listed}");
 
     for contents in client.read_resource("notes://all").await?.contents {
         if let ResourceContents::Text(text) = contents {

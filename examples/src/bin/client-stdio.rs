@@ -14,9 +14,22 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use mcp_client::Client;
-use mcp_client::types::{CallToolRequestParams, Implementation, ResourceContents};
+use mcp_client::types::{Implementation, ResourceContents};
 use mcp_transport_stdio::ChildProcessTransport;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+/// `add_note`'s arguments, and the notes of `list_notes`' structured output.
+#[derive(Serialize, Deserialize)]
+struct Note {
+    title: String,
+    text: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct NoteList {
+    notes: Vec<Note>,
+}
 
 /// The server to run: the command after `--`, or `hello-stdio` from this binary's directory.
 fn server_command() -> anyhow::Result<(PathBuf, Vec<String>)> {
@@ -58,18 +71,18 @@ async fn main() -> anyhow::Result<()> {
         ("shopping", "milk, eggs"),
         ("ideas", "an MCP server in Rust"),
     ] {
-        let mut call = CallToolRequestParams::new("add_note");
-        call.arguments = Some(serde_json::from_value(
-            json!({"title": title, "text": text}),
-        )?);
-        let result = client.call_tool(call).await?;
+        let note = Note {
+            title: title.into(),
+            text: text.into(),
+        };
+        let result = client.call_tool(("add_note", note)).await?;
         let text = result.content.first().and_then(|c| c.as_text());
         println!("add_note: {}", text.unwrap_or_default());
     }
 
-    let listed = client.call_tool("list_notes").await?;
-    // A tool with an output schema answers with structured content too.
-    println!("list_notes: {}", json!(listed.structured_content));
+    // A tool with an output schema answers with structured content too, read as a NoteList.
+    let listed: NoteList = client.call_tool_structured("list_notes").await?;
+    println!("list_notes: {}", json!(listed));
 
     let read = client.read_resource("notes://all").await?;
     for contents in &read.contents {

@@ -26,7 +26,7 @@
 use anyhow::{Context as _, bail};
 use futures::TryStreamExt as _;
 use mcp_client::Client;
-use mcp_types::{CallToolRequestParams, GetPromptRequestParams, JsonObject, Tool};
+use mcp_types::{JsonObject, Tool};
 use serde_json::{Value, json};
 
 /// The scenarios this client implements, as the suite names them (and `auth/*`).
@@ -92,7 +92,7 @@ fn object(value: Value) -> JsonObject {
 /// Calls tool `name` with `arguments`; a result with `isError` is a failure.
 async fn call(client: &Client, name: &str, arguments: JsonObject) -> anyhow::Result<()> {
     let result = client
-        .call_tool(CallToolRequestParams::with_arguments(name, arguments))
+        .call_tool((name, arguments))
         .await
         .with_context(|| format!("tools/call {name} failed"))?;
     tracing::info!(tool = name, content = ?result.content, is_error = ?result.is_error, "tool result");
@@ -129,9 +129,7 @@ async fn standard_headers(client: &Client) -> anyhow::Result<()> {
     client.read_resource(resource.uri.clone()).await?;
     let prompts = client.list_prompts(None).await?.prompts;
     let prompt = prompts.first().context("no prompt")?;
-    client
-        .get_prompt(GetPromptRequestParams::new(prompt.name.clone()))
-        .await?;
+    client.get_prompt(&prompt.name).await?;
     Ok(())
 }
 
