@@ -152,33 +152,36 @@ pub(crate) fn companion(
         }
     }
     let call = match (receiver, in_impl) {
-        (Receiver::Ref, _) => quote!(__mcp_this.#fn_ident(#(#call_args),*)),
-        (_, true) => quote!(Self::#fn_ident(#(#call_args),*)),
-        (_, false) => quote!(#fn_ident(#(#call_args),*)),
+        (Receiver::Ref, _) => quote_spanned!(span=> __mcp_this.#fn_ident(#(#call_args),*)),
+        (_, true) => quote_spanned!(span=> Self::#fn_ident(#(#call_args),*)),
+        (_, false) => quote_spanned!(span=> #fn_ident(#(#call_args),*)),
     };
     let takes_self = receiver != Receiver::None;
     let this = takes_self.then(|| quote!(let __mcp_this = ::std::sync::Arc::clone(&__mcp_this);));
 
+    // The constructor call carries the function name's span, so that what the compiler finds
+    // wrong with the handler (a future that is not `Send`, a return type that is no result, a
+    // parameter that is no extractor) is reported at the function, not at the attribute.
     let mut setup = TokenStream::new();
     let mut template = false;
     let (ret, mut expr) = match kind {
         Kind::Tool => {
             let body = if takes_self {
-                quote!({ #this async move { #call.await } })
+                quote_spanned!(span=> { #this async move { #call.await } })
             } else {
                 call
             };
             if inputs.is_empty() {
                 (
                     quote!(::mcp_server::Tool),
-                    quote!(::mcp_server::Tool::new(#name, move |#(#extractors),*| #body)),
+                    quote_spanned!(span=> ::mcp_server::Tool::new(#name, move |#(#extractors),*| #body)),
                 )
             } else {
                 let args = format_ident!("{}Args", camel(&base));
                 setup = args_struct(&args, &name, &inputs);
                 (
                     quote!(::mcp_server::Tool),
-                    quote!(::mcp_server::Tool::typed(
+                    quote_spanned!(span=> ::mcp_server::Tool::typed(
                         #name,
                         move |__mcp_args: #args, #(#extractors),*| #body
                     )),
@@ -191,7 +194,7 @@ pub(crate) fn companion(
                 from_argument(&i.local, i.ty, quote!(__mcp_args.remove(#arg)), arg)
             });
             let mutability = (!inputs.is_empty()).then(|| quote!(mut));
-            let mut expr = quote!(::mcp_server::Prompt::new(
+            let mut expr = quote_spanned!(span=> ::mcp_server::Prompt::new(
                 #name,
                 move |#mutability __mcp_args: ::mcp_server::PromptArguments, #(#extractors),*| {
                     #this
@@ -226,7 +229,7 @@ pub(crate) fn companion(
             check_vars(uri, &vars, &inputs)?;
             template = !vars.is_empty();
             let body = if takes_self {
-                quote!({ #this async move { #call.await } })
+                quote_spanned!(span=> { #this async move { #call.await } })
             } else {
                 call.clone()
             };
@@ -240,7 +243,7 @@ pub(crate) fn companion(
                         var,
                     )
                 });
-                let made = quote!(::mcp_server::ResourceTemplate::new(
+                let made = quote_spanned!(span=> ::mcp_server::ResourceTemplate::new(
                     #uri,
                     #name,
                     move |__mcp_params: ::mcp_server::UriParams, #(#extractors),*| {
@@ -253,7 +256,7 @@ pub(crate) fn companion(
                 ));
                 quote!(::mcp_server::__private::template(#made))
             } else {
-                quote!(::mcp_server::Resource::new(#uri, #name, move |#(#extractors),*| #body))
+                quote_spanned!(span=> ::mcp_server::Resource::new(#uri, #name, move |#(#extractors),*| #body))
             };
             if let Some(m) = &options.mime_type {
                 expr.extend(quote!(.mime_type(#m)));
@@ -291,9 +294,13 @@ pub(crate) fn companion(
         .filter(|a| a.path().is_ident("cfg"))
         .cloned()
         .collect();
+    // The handler closure carries the function's span (see above), so lints that look at
+    // spans take it for the user's code; a closure that only calls the function is how the
+    // macro passes it, not something to simplify.
     let tokens = quote! {
         #[doc = #doc]
         #(#cfgs)*
+        #[allow(clippy::redundant_closure, clippy::redundant_closure_for_method_calls)]
         #vis fn #ident(#params) -> #ret {
             #grab
             #setup

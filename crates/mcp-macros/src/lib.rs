@@ -9,6 +9,7 @@
 use proc_macro::TokenStream;
 
 mod attrs;
+mod debug_handler;
 mod expand;
 mod impl_block;
 mod params;
@@ -58,4 +59,19 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
     impl_block::expand(attr.into(), item.into()).into()
+}
+
+/// Checks a handler function piece by piece, so that the compiler reports a mistake at its
+/// cause rather than as "the function is not a handler": each parameter after the input is
+/// checked to be an extractor (`FromContext`) at its type, the future to be `Send` at the
+/// function's name (with the compiler's note on the `.await` that holds a non-`Send`
+/// value), and, given what the handler is for (`#[debug_handler(tool)]`, `prompt`,
+/// `resource` or `completion`), the return type at the return type. An input that comes
+/// after an extractor is named as such.
+///
+/// The function is left as written; the checks are never called and cost nothing at run
+/// time. Remove the attribute once the handler compiles, or keep it.
+#[proc_macro_attribute]
+pub fn debug_handler(attr: TokenStream, item: TokenStream) -> TokenStream {
+    debug_handler::expand(attr.into(), item.into()).into()
 }

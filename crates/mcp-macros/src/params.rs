@@ -209,7 +209,7 @@ pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
 }
 
 /// Whether `ty` is one of the known extractors, or an `Option` of one.
-fn is_extractor(ty: &Type) -> bool {
+pub(crate) fn is_extractor(ty: &Type) -> bool {
     if let Some(inner) = option_inner(ty) {
         return is_extractor(inner);
     }

@@ -1,6 +1,7 @@
 //! [`ServerBuilder`]: what a server offers, its application state, its middleware, and its
 //! settings.
 
+use std::any::TypeId;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -14,8 +15,10 @@ use tower_service::Service;
 use crate::cache::{CacheConfig, CacheHints, Cacheable};
 use crate::context::Context;
 use crate::error::BoxError;
+use crate::error::Result;
 use crate::events::{EventBus, InMemoryEventBus};
-use crate::handler::{HandlerFn, erase};
+use crate::extract::{RequiredStates, check_states};
+use crate::handler::{HandlerFn, erase, required_states};
 use crate::prompt::Prompt;
 use crate::registry::Registry;
 use crate::request_state::{self, StateCodec};
@@ -55,9 +58,11 @@ pub struct ServerBuilder {
     log_queue: usize,
     declare: Declare,
     state: Extensions,
+    /// The types in `state`, for the check that every handler's state was given.
+    state_types: Vec<TypeId>,
     layers: Vec<WrapFn>,
     filters: Filters,
-    fallback: Option<crate::server::Fallback>,
+    fallback: Option<(crate::server::Fallback, RequiredStates)>,
     events: Option<Arc<dyn EventBus>>,
     cache: CacheConfig,
     state_keys: Vec<Vec<u8>>,
@@ -95,6 +100,7 @@ impl Default for ServerBuilder {
             log_queue: 64,
             declare: Declare::default(),
             state: Extensions::new(),
+            state_types: Vec::new(),
             layers: Vec::new(),
             filters: Filters::default(),
             fallback: None,
@@ -257,11 +263,15 @@ impl ServerBuilder {
     /// Application state for handlers: a database pool, a configuration, a client of another
     /// service. Handlers take it as [`State<T>`](crate::State) (cloned per call) or read it
     /// with [`Context::state`]. One value per type; calling this again with the same type
-    /// replaces it. A handler taking a `State<T>` that was never given fails with
-    /// [`Error::MissingState`](crate::Error::MissingState).
+    /// replaces it. A server whose handlers take a `State<T>` that was never given is refused
+    /// by [`build`](Self::build) (see there).
     #[must_use]
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, state: T) -> Self {
         self.state.insert(state);
+        let id = TypeId::of::<T>();
+        if !self.state_types.contains(&id) {
+            self.state_types.push(id);
+        }
         self
     }
 
@@ -383,9 +393,11 @@ impl ServerBuilder {
     pub fn fallback<M, F>(mut self, handler: F) -> Self
     where
         F: HandlerFn<McpRequest, M>,
+        F::Future: Send,
         F::Output: IntoMcpResponse,
     {
-        self.fallback = Some(erase(handler, |out: F::Output, ()| out.into_mcp_response()));
+        let erased = erase(handler, |out: F::Output, ()| out.into_mcp_response());
+        self.fallback = Some((erased, required_states::<McpRequest, M, F>()));
         self
     }
 
@@ -449,7 +461,91 @@ impl ServerBuilder {
     }
 
     /// Builds the server.
+    ///
+    /// # Panics
+    ///
+    /// If handlers take [`State<T>`](crate::State) of a type `T` that was not given to
+    /// [`state`](Self::state): the message names each such type and what takes it. Caught
+    /// here, before anything is served, rather than by every call of those handlers; see
+    /// [`try_build`](Self::try_build) for the same check as an error.
+    ///
+    /// The message reads, for a tool `count` taking a `State<Notes>` that was never given:
+    ///
+    /// ```text
+    /// handlers take application state the server was not given: State<app::Notes> (taken by
+    /// tool "count"); give each to ServerBuilder::state (`.state(value)`), or take
+    /// `Option<State<T>>` where it may be absent
+    /// ```
     pub fn build(self) -> Server {
+        match self.try_build() {
+            Ok(server) => server,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Builds the server, or fails with [`Error::StatesNotGiven`](crate::Error::StatesNotGiven)
+    /// if handlers take [`State<T>`](crate::State) of a type the builder was not given.
+    ///
+    /// ```
+    /// use mcp_server::{Error, Server, State, Tool};
+    ///
+    /// #[derive(Clone)]
+    /// struct Notes;
+    ///
+    /// let tool = || Tool::new("count", |State(_notes): State<Notes>| async { 0 });
+    /// let refused = Server::builder().tool(tool()).try_build().unwrap_err();
+    /// let Error::StatesNotGiven(missing) = refused else { unreachable!() };
+    /// assert!(missing[0].state.ends_with("Notes"));
+    /// assert_eq!(missing[0].taken_by, ["tool \"count\""]);
+    ///
+    /// assert!(Server::builder().state(Notes).tool(tool()).try_build().is_ok());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::StatesNotGiven`](crate::Error::StatesNotGiven), naming each missing type and
+    /// what takes it.
+    pub fn try_build(self) -> Result<Server> {
+        self.check_states()?;
+        Ok(self.assemble())
+    }
+
+    /// Every state the handlers take was given.
+    fn check_states(&self) -> Result<()> {
+        let tools = self
+            .tools
+            .iter()
+            .map(|t| (format!("tool {:?}", t.name()), t.required_states()));
+        let prompts = self
+            .prompts
+            .iter()
+            .map(|p| (format!("prompt {:?}", p.name()), p.required_states()));
+        let resources = self
+            .resources
+            .iter()
+            .map(|r| (format!("resource {:?}", r.uri()), r.required_states()));
+        let templates = self.templates.iter().map(|t| {
+            (
+                format!("resource template {:?}", t.uri_template()),
+                t.required_states(),
+            )
+        });
+        let fallback = self
+            .fallback
+            .iter()
+            .map(|(_, states)| ("the fallback".to_owned(), states));
+        check_states(
+            &self.state_types,
+            tools
+                .chain(prompts)
+                .chain(resources)
+                .chain(templates)
+                .chain(fallback),
+        )
+    }
+
+    /// The server, its handlers' states checked.
+    fn assemble(self) -> Server {
         let layers = self.layers;
         let mut state = self.state;
         let state_codec = match self.state_keys.split_first() {
@@ -486,8 +582,9 @@ impl ServerBuilder {
                 log_queue: self.log_queue,
                 declare: self.declare,
                 state: Arc::new(state),
+                state_types: self.state_types,
                 filters: self.filters,
-                fallback: self.fallback,
+                fallback: self.fallback.map(|(fallback, _)| fallback),
                 service,
                 events: events.clone(),
                 cache: self.cache,

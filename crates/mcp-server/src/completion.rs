@@ -31,6 +31,12 @@ pub struct CompletionRequest {
 ///
 /// Whatever is returned, at most 100 values are sent; `total` then says how many there were
 /// and `hasMore` is set.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a completion: it does not implement `IntoCompletion`",
+    label = "not a completion",
+    note = "a completion handler returns `Vec<String>`, a `Completion`, or a `Result` of one \
+            of those"
+)]
 pub trait IntoCompletion: Send + 'static {
     /// Converts the value.
     fn into_completion(self) -> Result<Completion, HandlerError>;
@@ -65,6 +71,7 @@ fn convert<R: IntoCompletion>(output: R, (): ()) -> Result<Completion, HandlerEr
 pub(crate) fn completer<M, F>(handler: F) -> CompleteFn
 where
     F: HandlerFn<CompletionRequest, M>,
+    F::Future: Send,
     F::Output: IntoCompletion,
 {
     erase(handler, convert::<F::Output>)

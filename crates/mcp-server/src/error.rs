@@ -66,6 +66,12 @@ pub enum Error {
     /// [`ServerBuilder::state`](crate::ServerBuilder::state).
     #[error("no state of type {0} was given to ServerBuilder::state")]
     MissingState(&'static str),
+    /// Handlers take [`State<T>`](crate::State) of types the builder was not given: found
+    /// by [`ServerBuilder::try_build`](crate::ServerBuilder::try_build) (and
+    /// [`build`](crate::ServerBuilder::build), which panics with this text) before the server
+    /// serves anything.
+    #[error("{}", crate::extract::states_not_given_text(.0))]
+    StatesNotGiven(Vec<crate::extract::StateNotGiven>),
     /// A handler takes [`Extension<T>`](crate::Extension) but the transport attached no `T`
     /// to the request.
     #[error("the request carries no extension of type {0}")]
@@ -248,6 +254,15 @@ impl fmt::Debug for HandlerError {
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a handler's error: it does not implement `IntoHandlerError`",
+    label = "not a handler error",
+    note = "for `anyhow::Error` (and `anyhow::Result`), turn on mcp-server's `anyhow` feature: \
+            `features = [\"anyhow\"]` on the `mcp-rs-server` dependency",
+    note = "any other error: return `Result<T, mcp_server::HandlerError>` and use `?` (every \
+            `std::error::Error + Send + Sync + 'static` converts), or implement \
+            `IntoHandlerError` for your error type"
+)]
 pub trait IntoHandlerError: Send + 'static {
     /// Converts the error.
     fn into_handler_error(self) -> HandlerError;

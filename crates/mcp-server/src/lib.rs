@@ -20,12 +20,11 @@
 //! use std::sync::atomic::{AtomicI64, Ordering};
 //!
 //! use mcp_client::Client;
-//! use mcp_server::types::CallToolRequestParams;
 //! use mcp_server::{Server, State, Tool};
 //! use schemars::JsonSchema;
-//! use serde::Deserialize;
+//! use serde::{Deserialize, Serialize};
 //!
-//! #[derive(Deserialize, JsonSchema)]
+//! #[derive(Serialize, Deserialize, JsonSchema)]
 //! struct AddArgs {
 //!     /// The first number.
 //!     a: i64,
@@ -57,9 +56,7 @@
 //! let (client, connection) = Client::builder().connect(client_end).await?;
 //! tokio::spawn(connection);
 //!
-//! let mut call = CallToolRequestParams::new("add");
-//! call.arguments = Some(serde_json::from_str(r#"{"a": 2, "b": 3}"#)?);
-//! let result = client.call_tool(call).await?;
+//! let result = client.call_tool(("add", AddArgs { a: 2, b: 3 })).await?;
 //! assert_eq!(result.content[0].as_text(), Some("5"));
 //! # Ok(())
 //! # }
@@ -145,6 +142,7 @@ mod context;
 mod envelope;
 mod error;
 pub mod events;
+mod extract;
 mod handler;
 mod input;
 mod listen;
@@ -181,7 +179,7 @@ pub mod guide {
 /// Tools, prompts and resources written as plain async functions (feature `macros`; see
 /// [`guide::macros`]).
 #[cfg(feature = "macros")]
-pub use mcp_macros::{prompt, resource, tool, tools};
+pub use mcp_macros::{debug_handler, prompt, resource, tool, tools};
 
 /// What the code `mcp-macros` generates names, so that applications need not depend on it
 /// themselves. Not a public API.
@@ -215,6 +213,26 @@ pub mod __private {
         }
     }
 
+    /// `#[debug_handler]`: `T` is an extractor.
+    pub fn extractor<T: crate::FromContext>() {}
+
+    /// `#[debug_handler]`: the handler's future is `Send`.
+    pub fn send_future<F: std::future::Future + Send>(future: F) {
+        drop(future);
+    }
+
+    /// `#[debug_handler(tool)]`: `T` is a tool's result.
+    pub fn tool_result<T: crate::IntoToolResult>() {}
+
+    /// `#[debug_handler(prompt)]`: `T` is a prompt's result.
+    pub fn prompt_result<T: crate::IntoPromptResult>() {}
+
+    /// `#[debug_handler(resource)]`: `T` is a resource's contents.
+    pub fn read_result<T: crate::IntoReadResult>() {}
+
+    /// `#[debug_handler(completion)]`: `T` is a completion.
+    pub fn completion<T: crate::IntoCompletion>() {}
+
     /// The template `#[resource]` made. The macro checked the template when compiling, with
     /// the parser's rules, so this fails only on a bug of the macro's check: at start-up, on
     /// the application's own literal, never on anything a client sends.
@@ -232,7 +250,8 @@ pub use completion::{CompletionRequest, IntoCompletion, MAX_COMPLETION_VALUES};
 pub use context::Context;
 pub use error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
 pub use events::{EventBus, InMemoryEventBus, ServerEvent};
-pub use handler::{BoxFuture, Extension, FromContext, HandlerFn, NoInput, State};
+pub use extract::{Extension, FromContext, RequiredStates, State, StateNotGiven};
+pub use handler::{BoxFuture, HandlerFn, HandlerShape, NoInput, WithInput};
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceTemplate, UriParams};
 pub use serve::ServeOptions;
@@ -241,6 +260,8 @@ pub use service::{IntoMcpResponse, McpRequest, McpResponse, McpService, ToolCall
 pub use session_state::Session;
 pub use session_store::{InMemorySessionStore, SessionSnapshot, SessionStore};
 pub use tool::Tool;
+#[cfg(feature = "schemars")]
+pub use tool::ToolArguments;
 #[cfg(feature = "schemars")]
 pub use tool_result::Json;
 pub use tool_result::{IntoToolResult, Structured};

@@ -11,7 +11,8 @@ use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer
 use crate::context::Context;
 use crate::error::Result;
 use crate::error::{BoxError, HandlerError, IntoHandlerError};
-use crate::handler::{BoxFuture, Erased, FromContext, HandlerFn, NoInput, erase, extractors_only};
+use crate::extract::{FromContext, RequiredStates};
+use crate::handler::{BoxFuture, Erased, HandlerFn, erase, extractors_only, required_states};
 use crate::registry::Entry;
 
 /// The arguments of a `prompts/get` request, by name.
@@ -56,6 +57,8 @@ pub struct Prompt {
     def: mcp_types::Prompt,
     handler: PromptFn,
     completers: HashMap<String, CompleteFn>,
+    /// The application state the handler and the completers take, checked by the builder.
+    states: RequiredStates,
 }
 
 impl fmt::Debug for Prompt {
@@ -81,12 +84,14 @@ impl Prompt {
     pub fn new<M, F>(name: impl Into<String>, handler: F) -> Prompt
     where
         F: HandlerFn<PromptArguments, M>,
+        F::Future: Send,
         F::Output: IntoPromptResult,
     {
         Prompt {
             def: mcp_types::Prompt::new(name),
             handler: erase(handler, convert::<F::Output>),
             completers: HashMap::new(),
+            states: required_states::<PromptArguments, M, F>(),
         }
     }
 
@@ -147,8 +152,11 @@ impl Prompt {
     pub fn complete<M, F>(mut self, arg: impl Into<String>, handler: F) -> Self
     where
         F: HandlerFn<CompletionRequest, M>,
+        F::Future: Send,
         F::Output: IntoCompletion,
     {
+        self.states
+            .extend(&required_states::<CompletionRequest, M, F>());
         self.completers.insert(arg.into(), completer(handler));
         self
     }
@@ -194,6 +202,11 @@ impl Prompt {
         (self.handler)(args, (), cx)
     }
 
+    /// The application state the handler and the completers take.
+    pub(crate) fn required_states(&self) -> &RequiredStates {
+        &self.states
+    }
+
     pub(crate) fn completer(&self, arg: &str) -> Option<&CompleteFn> {
         self.completers.get(arg)
     }
@@ -217,6 +230,12 @@ impl Entry for Prompt {
 /// | `Vec<PromptMessage>`, `PromptMessage` | those messages (any content kind) |
 /// | `String`, `&'static str` | one user message with that text |
 /// | `Result<T, E:` [`IntoHandlerError`]`>` | `T` as above; `Err` is a JSON-RPC error: an [`Error`](crate::Error) in it by its meaning, anything else -32603 |
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt's result: it does not implement `IntoPromptResult`",
+    label = "not a prompt result",
+    note = "a prompt returns text (`String`, `&'static str`), a `PromptMessage` or \
+            `Vec<PromptMessage>`, a `GetPromptResult`, or a `Result` of one of those"
+)]
 pub trait IntoPromptResult: Send + 'static {
     /// Converts the value.
     fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError>;

@@ -16,7 +16,8 @@ use crate::cache::CacheHints;
 use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion, completer, static_values};
 use crate::context::Context;
 use crate::error::{BoxError, Error, HandlerError, IntoHandlerError, Result};
-use crate::handler::{BoxFuture, Erased, HandlerFn, erase};
+use crate::extract::RequiredStates;
+use crate::handler::{BoxFuture, Erased, HandlerFn, erase, required_states};
 use crate::registry::Entry;
 use crate::uri_template::UriTemplate;
 
@@ -56,6 +57,8 @@ pub struct Resource {
     def: mcp_types::Resource,
     handler: ReadFn<()>,
     cache_hints: Option<CacheHints>,
+    /// The application state the handler takes, checked by the builder.
+    states: RequiredStates,
 }
 
 impl fmt::Debug for Resource {
@@ -73,12 +76,14 @@ impl Resource {
     pub fn new<M, F>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Resource
     where
         F: HandlerFn<(), M>,
+        F::Future: Send,
         F::Output: IntoReadResult,
     {
         Resource {
             def: mcp_types::Resource::new(uri, name),
             handler: erase(handler, convert::<F::Output>),
             cache_hints: None,
+            states: required_states::<(), M, F>(),
         }
     }
 
@@ -179,6 +184,11 @@ impl Resource {
         &self.def.uri
     }
 
+    /// The application state the handler takes.
+    pub(crate) fn required_states(&self) -> &RequiredStates {
+        &self.states
+    }
+
     pub(crate) fn read(&self, cx: Context) -> BoxFuture<Result<ReadResourceResult, BoxError>> {
         let target = ReadTarget {
             uri: self.def.uri.clone(),
@@ -263,6 +273,8 @@ pub struct ResourceTemplate {
     handler: ReadFn<UriParams>,
     completers: HashMap<String, CompleteFn>,
     cache_hints: Option<CacheHints>,
+    /// The application state the handler and the completers take, checked by the builder.
+    states: RequiredStates,
 }
 
 impl fmt::Debug for ResourceTemplate {
@@ -284,6 +296,7 @@ impl ResourceTemplate {
     ) -> Result<ResourceTemplate>
     where
         F: HandlerFn<UriParams, M>,
+        F::Future: Send,
         F::Output: IntoReadResult,
     {
         let uri_template = uri_template.into();
@@ -298,6 +311,7 @@ impl ResourceTemplate {
             handler: erase(handler, convert::<F::Output>),
             completers: HashMap::new(),
             cache_hints: None,
+            states: required_states::<UriParams, M, F>(),
         })
     }
 
@@ -362,8 +376,11 @@ impl ResourceTemplate {
     pub fn complete<M, F>(mut self, var: impl Into<String>, handler: F) -> Self
     where
         F: HandlerFn<CompletionRequest, M>,
+        F::Future: Send,
         F::Output: IntoCompletion,
     {
+        self.states
+            .extend(&required_states::<CompletionRequest, M, F>());
         self.completers.insert(var.into(), completer(handler));
         self
     }
@@ -415,6 +432,11 @@ impl ResourceTemplate {
         (self.handler)(params, target, cx)
     }
 
+    /// The application state the handler and the completers take.
+    pub(crate) fn required_states(&self) -> &RequiredStates {
+        &self.states
+    }
+
     pub(crate) fn completer(&self, var: &str) -> Option<&CompleteFn> {
         self.completers.get(var)
     }
@@ -441,6 +463,13 @@ impl Entry for ResourceTemplate {
 /// | `Result<T, E:` [`IntoHandlerError`]`>` | `T` as above; `Err` is a JSON-RPC error: an [`Error`] in it by its meaning (e.g. [`Error::resource_not_found`]), anything else -32603 |
 ///
 /// Text and blob items get the resource's MIME type unless they carry their own.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a resource's contents: it does not implement `IntoReadResult`",
+    label = "not resource contents",
+    note = "a resource returns text (`String`, `&'static str`), bytes (`Vec<u8>`), \
+            `ResourceContents` or a `Vec` of them, a `ReadResourceResult`, or a `Result` of \
+            one of those"
+)]
 pub trait IntoReadResult: Send + 'static {
     /// Converts the value; `uri` is the URI being read.
     fn into_read_result(

@@ -17,7 +17,8 @@ use crate::cache::CacheConfig;
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::{EventBus, ServerEvent};
-use crate::handler::{Erased, FromContext};
+use crate::extract::{FromContext, RequiredStates, check_states};
+use crate::handler::Erased;
 use crate::prompt::Prompt;
 use crate::registry::Registry;
 use crate::request_state::StateCodec;
@@ -101,6 +102,9 @@ pub(crate) struct ServerInner {
     /// The application state, plus a [`ServerRef`] to this server for the `Server`
     /// extractor.
     pub(crate) state: Arc<Extensions>,
+    /// The application state's types (not the [`ServerRef`]), which the handlers added later
+    /// are checked against.
+    pub(crate) state_types: Vec<std::any::TypeId>,
     pub(crate) filters: Filters,
     pub(crate) fallback: Option<Fallback>,
     /// The router inside the builder's layers.
@@ -229,7 +233,13 @@ impl Server {
     }
 
     /// Adds a tool (replacing one with the same name) and tells live sessions.
+    ///
+    /// # Panics
+    ///
+    /// If its handler takes [`State<T>`](crate::State) of a type the server was not given
+    /// (see [`ServerBuilder::build`](crate::ServerBuilder::build)).
     pub fn add_tool(&self, tool: Tool) {
+        self.require_states(format!("tool {:?}", tool.name()), tool.required_states());
         self.inner.tools.insert(tool);
         self.notify_tools_changed();
     }
@@ -244,7 +254,14 @@ impl Server {
     }
 
     /// Adds a resource (replacing one with the same URI) and tells live sessions.
+    ///
+    /// # Panics
+    ///
+    /// If its handler takes [`State<T>`](crate::State) of a type the server was not given
+    /// (see [`ServerBuilder::build`](crate::ServerBuilder::build)).
     pub fn add_resource(&self, resource: Resource) {
+        let taker = format!("resource {:?}", resource.uri());
+        self.require_states(taker, resource.required_states());
         self.inner.resources.insert(resource);
         self.notify_resources_changed();
     }
@@ -260,7 +277,14 @@ impl Server {
 
     /// Adds a resource template (replacing one with the same template) and tells live
     /// sessions.
+    ///
+    /// # Panics
+    ///
+    /// If its handler takes [`State<T>`](crate::State) of a type the server was not given
+    /// (see [`ServerBuilder::build`](crate::ServerBuilder::build)).
     pub fn add_resource_template(&self, template: ResourceTemplate) {
+        let taker = format!("resource template {:?}", template.uri_template());
+        self.require_states(taker, template.required_states());
         self.inner.templates.insert(template);
         self.notify_resources_changed();
     }
@@ -275,9 +299,26 @@ impl Server {
     }
 
     /// Adds a prompt (replacing one with the same name) and tells live sessions.
+    ///
+    /// # Panics
+    ///
+    /// If its handler takes [`State<T>`](crate::State) of a type the server was not given
+    /// (see [`ServerBuilder::build`](crate::ServerBuilder::build)).
     pub fn add_prompt(&self, prompt: Prompt) {
+        self.require_states(
+            format!("prompt {:?}", prompt.name()),
+            prompt.required_states(),
+        );
         self.inner.prompts.insert(prompt);
         self.notify_prompts_changed();
+    }
+
+    /// Panics, as [`ServerBuilder::build`](crate::ServerBuilder::build) does, if `states`
+    /// has a type the server was not given.
+    fn require_states(&self, taker: String, states: &RequiredStates) {
+        if let Err(e) = check_states(&self.inner.state_types, [(taker, states)]) {
+            panic!("{e}");
+        }
     }
 
     /// Removes the prompt called `name`; returns whether there was one.

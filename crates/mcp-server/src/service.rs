@@ -279,6 +279,12 @@ impl<Req: Send + 'static, Res: Send + 'static> Service<Req> for BoxedService<Req
 /// What a [fallback](crate::ServerBuilder::fallback) handler returns: a `Result` whose `Ok`
 /// is any serializable result and whose `Err` is any [`IntoHandlerError`] (sent as a
 /// JSON-RPC error), or a ready [`McpResponse`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a fallback's answer: it does not implement `IntoMcpResponse`",
+    label = "not a fallback answer",
+    note = "a fallback returns a `Result` whose `Ok` is any `Serialize` result and whose `Err` \
+            is a handler error (`mcp_server::Error`, `HandlerError`, ...), or an `McpResponse`"
+)]
 pub trait IntoMcpResponse: Send + 'static {
     /// Converts the value.
     fn into_mcp_response(self) -> Result<McpResponse, HandlerError>;

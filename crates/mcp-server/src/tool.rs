@@ -17,13 +17,32 @@ use tower_service::Service;
 
 use crate::arguments::Arguments;
 use crate::error::{BoxError, Error, HandlerError, Result};
-use crate::handler::{BoxFuture, HandlerFn};
+use crate::extract::RequiredStates;
+use crate::handler::{BoxFuture, HandlerFn, HandlerShape, NoInput, WithInput, required_states};
 use crate::registry::Entry;
 #[cfg(feature = "schemars")]
 use crate::schema::schema_object;
 use crate::schema::{invalid_arguments, raw_validator};
 use crate::service::{ToolCall, ToolService};
 use crate::tool_result::IntoToolResult;
+
+/// The arguments of a [`Tool::typed`] tool: a type that deserializes from the call's
+/// arguments and describes them with its JSON Schema. Implemented for every
+/// `DeserializeOwned + JsonSchema` type; derive both.
+#[cfg(feature = "schemars")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's arguments",
+    label = "not a tool's arguments type",
+    note = "a `Tool::typed` handler takes the tool's arguments as its first parameter: a type \
+            deriving `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "a handler without arguments (extractors such as `State<T>` only) goes to \
+            `Tool::new`"
+)]
+pub trait ToolArguments: DeserializeOwned + schemars::JsonSchema + Send + 'static {}
+
+#[cfg(feature = "schemars")]
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + schemars::JsonSchema + Send + 'static> ToolArguments for T {}
 
 /// A tool: its definition (as listed in `tools/list`) and its handler.
 ///
@@ -73,6 +92,8 @@ pub struct Tool {
     /// Whether a call that runs as a task becomes one only when the handler asks
     /// ([`Tool::deferred_task`]).
     task_deferred: bool,
+    /// The application state the handler's extractors take, checked by the builder.
+    states: RequiredStates,
 }
 
 impl fmt::Debug for Tool {
@@ -96,6 +117,7 @@ fn handler_service<In, M, F>(
 where
     In: Send + 'static,
     F: HandlerFn<In, M>,
+    F::Future: Send,
     F::Output: IntoToolResult,
 {
     ToolService::from_fn(move |call: ToolCall| {
@@ -130,18 +152,21 @@ impl Tool {
     /// ```
     pub fn new<M, F>(name: impl Into<String>, handler: F) -> Tool
     where
-        F: HandlerFn<(), M>,
+        F: HandlerShape<NoInput<M>> + HandlerFn<(), NoInput<M>>,
+        F::Future: Send,
         F::Output: IntoToolResult,
     {
         let mut schema = mcp_types::Tool::empty_input_schema();
         schema.insert("properties".to_owned(), Value::Object(JsonObject::new()));
         let output_schema = <F::Output as IntoToolResult>::output_schema();
+        let states = required_states::<(), NoInput<M>, F>();
         Tool::from_parts(
             name.into(),
             schema,
             output_schema,
             handler_service(|_| Ok(()), handler),
         )
+        .requiring(states)
     }
 
     /// A tool whose arguments deserialize into `A`; the `inputSchema` is `A`'s JSON Schema
@@ -150,11 +175,15 @@ impl Tool {
     ///
     /// If the handler returns [`Json<T>`](crate::Json) (or a `Result` of it), `T`'s schema becomes the
     /// tool's `outputSchema`.
+    ///
+    /// The handler takes the arguments first; a handler without arguments goes to
+    /// [`Tool::new`].
     #[cfg(feature = "schemars")]
     pub fn typed<A, M, F>(name: impl Into<String>, handler: F) -> Tool
     where
-        A: DeserializeOwned + schemars::JsonSchema + Send + 'static,
-        F: HandlerFn<A, M>,
+        A: ToolArguments,
+        F: HandlerShape<WithInput<M>> + HandlerFn<A, WithInput<M>>,
+        F::Future: Send,
         F::Output: IntoToolResult,
     {
         Tool::with_schema(name, schema_object::<A>(), handler)
@@ -174,7 +203,8 @@ impl Tool {
     ) -> Tool
     where
         A: DeserializeOwned + Send + 'static,
-        F: HandlerFn<A, M>,
+        F: HandlerShape<WithInput<M>> + HandlerFn<A, WithInput<M>>,
+        F::Future: Send,
         F::Output: IntoToolResult,
     {
         let name = name.into();
@@ -184,12 +214,14 @@ impl Tool {
                 .map_err(|e| invalid_arguments(&tool_name, e))
         };
         let output_schema = <F::Output as IntoToolResult>::output_schema();
+        let states = required_states::<A, WithInput<M>, F>();
         Tool::from_parts(
             name,
             input_schema,
             output_schema,
             handler_service(decode, handler),
         )
+        .requiring(states)
     }
 
     /// A tool whose `inputSchema` is `input_schema`, kept verbatim (JSON Schema 2020-12
@@ -221,7 +253,8 @@ impl Tool {
     /// ```
     pub fn raw<M, F>(name: impl Into<String>, input_schema: Value, handler: F) -> Result<Tool>
     where
-        F: HandlerFn<JsonObject, M>,
+        F: HandlerShape<WithInput<M>> + HandlerFn<JsonObject, WithInput<M>>,
+        F::Future: Send,
         F::Output: IntoToolResult,
     {
         let name = name.into();
@@ -233,6 +266,7 @@ impl Tool {
             });
         };
         let output_schema = <F::Output as IntoToolResult>::output_schema();
+        let states = required_states::<JsonObject, WithInput<M>, F>();
         let service = handler_service(
             move |args: Arguments| {
                 let args = args.into_object().unwrap_or_default();
@@ -241,7 +275,7 @@ impl Tool {
             },
             handler,
         );
-        Tool::checked(name, schema, output_schema, service)
+        Ok(Tool::checked(name, schema, output_schema, service)?.requiring(states))
     }
 
     /// A tool from its parts, with its `x-mcp-header` annotations checked.
@@ -262,7 +296,19 @@ impl Tool {
             service,
             header_params: header_params.into(),
             task_deferred: false,
+            states: RequiredStates::default(),
         })
+    }
+
+    /// Records the application state the handler takes.
+    fn requiring(mut self, states: RequiredStates) -> Self {
+        self.states = states;
+        self
+    }
+
+    /// The application state the handler's extractors take.
+    pub(crate) fn required_states(&self) -> &RequiredStates {
+        &self.states
     }
 
     /// Like [`checked`](Self::checked), for constructors that cannot fail: a schema derived

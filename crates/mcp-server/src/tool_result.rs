@@ -28,6 +28,15 @@ use crate::schema::schema_object;
 /// [`Error::Rpc`] with code -32042 (URL elicitation required) is sent as that JSON-RPC error.
 /// To answer a call with another JSON-RPC error, refuse it in a [layer](crate::Tool::layer) or an
 /// [extractor](crate::FromContext).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's result: it does not implement `IntoToolResult`",
+    label = "not a tool result",
+    note = "a tool returns text (`String`, `&'static str`, a number), content blocks, \
+            `Json(value)` for structured output, a `CallToolResult`, or a `Result` of one of \
+            those",
+    note = "to return a value of your own type as structured output, wrap it: `Json(value)` \
+            (its type derives `Serialize` and `JsonSchema`)"
+)]
 pub trait IntoToolResult: Send + 'static {
     /// Converts the value. `Err` is for the errors that are not tool failures (see above).
     fn into_tool_result(self) -> Result<CallToolResult, HandlerError>;

@@ -15,9 +15,11 @@ mod prompts;
 mod resources;
 mod serving;
 mod session_store;
+mod states;
 mod support;
 mod tasks;
 mod tools;
+mod ui;
 mod visibility;
 
 use mcp_server::types::{
