@@ -16,10 +16,15 @@
 //!    `target/docs-snippets/`, with path dependencies on the workspace's crates (all
 //!    features) and the workspace's `Cargo.lock`, and `cargo test --doc` runs them, built in
 //!    the workspace's target directory.
-//! 4. The pinned mdBook ([`MDBOOK_VERSION`], installed unoptimized into `.tools/mdbook/` on
+//! 4. The quick start's first program is built and run as a project of its own, outside the
+//!    workspace, from the dependency lines the page shows (`docs/quickstart.rs`); the page's
+//!    git lines and the README's install lines are checked against them.
+//! 5. The pinned mdBook ([`MDBOOK_VERSION`], installed unoptimized into `.tools/mdbook/` on
 //!    first use)
 //!    builds the staged book into `target/docs-site/`; the rustdoc goes to `api/`.
-//! 5. Every link of the site's own pages (not the rustdoc's) to a local file, and its
+//! 6. No line of a code block is wider than the column shows at a 1280 px window
+//!    ([`site::CODE_COLUMNS`], from the width `docs/book/site.css` gives the column).
+//! 7. Every link of the site's own pages (not the rustdoc's) to a local file, and its
 //!    `#fragment`, is checked.
 
 use std::collections::BTreeMap;
@@ -31,11 +36,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+mod quickstart;
 mod site;
 mod stage;
 
 use crate::setup::Stamp;
-use site::{check_links, ensure_mdbook};
+use site::{check_code_columns, check_links, ensure_mdbook};
 use stage::stage;
 
 /// The mdBook release used (installed into `.tools/mdbook/` when missing).
@@ -93,10 +99,28 @@ pub(crate) fn docs(args: &[String]) -> Result<()> {
         step.elapsed()
     );
 
+    match check_code_columns(&staged, &pages) {
+        Ok(()) => eprintln!(
+            "docs: every code line fits {} columns (a 1280 px window)",
+            site::CODE_COLUMNS
+        ),
+        Err(e) => problems.push(format!("{e:#}")),
+    }
+
     let step = Instant::now();
     match test_snippets(&root, &staged, &pages, &crates) {
         Ok(n) => eprintln!(
             "docs: {n} Rust snippets compiled and run ({:.1?})",
+            step.elapsed()
+        ),
+        Err(e) => problems.push(format!("{e:#}")),
+    }
+
+    let step = Instant::now();
+    match quickstart::check(&root, &staged) {
+        Ok(()) => eprintln!(
+            "docs: {} built as a project of its own and run ({:.1?})",
+            quickstart::PAGE,
             step.elapsed()
         ),
         Err(e) => problems.push(format!("{e:#}")),
@@ -399,6 +423,23 @@ mod tests {
             markdown("```\nsh\n```\n", Flavor::Plain, dir).unwrap(),
             "```text\nsh\n```\n"
         );
+    }
+
+    #[test]
+    fn code_lines_wider_than_the_column_are_found_but_not_hidden_ones() {
+        let dir = std::env::temp_dir().join(format!("xtask-code-columns-{}", std::process::id()));
+        fs::create_dir_all(dir.join("src")).unwrap();
+        let wide = "x".repeat(site::CODE_COLUMNS + 1);
+        let fits = "x".repeat(site::CODE_COLUMNS);
+        let page = format!(
+            "{wide}\n```rust\n{fits}\n# {wide}\n```\n```text\n{fits}\n```\n```sh\n# {wide}\n```\n"
+        );
+        fs::write(dir.join("src/page.md"), page).unwrap();
+        let result = check_code_columns(&dir, &[PathBuf::from("page.md")]);
+        let _ = fs::remove_dir_all(&dir);
+        let message = format!("{:#}", result.unwrap_err());
+        // Only the shell block's line: prose is not code, and `# ` hides a line of Rust only.
+        assert!(message.ends_with("page.md:10: 109 columns"), "{message}");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use serde_json::json;
 
 #[derive(Deserialize, JsonSchema)]
 struct BookTable {
-    /// The restaurant.
+    /// The name of the restaurant to book a table at.
     restaurant: String,
 }
 
@@ -65,10 +65,9 @@ async fn main() -> anyhow::Result<()> {
     let server = Server::builder()
         .name("elicitation")
         .version("1.0.0")
-        .tool(
-            Tool::typed("book_table", book_table)
-                .description("Books a table, asking the user for the details"),
-        )
+        .tool(Tool::typed("book_table", book_table).description(
+            "Books a table at a restaurant; asks the user for the name and the number of guests",
+        ))
         .build();
     server.serve(StdioTransport::stdio()?).await?;
     Ok(())

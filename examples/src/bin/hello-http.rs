@@ -22,16 +22,18 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Default)]
 struct Notes(Arc<Mutex<Vec<Note>>>);
 
+// As in `hello-stdio`: the `///` comments are descriptions in the tools' schemas.
 #[derive(Clone, Deserialize, Serialize, JsonSchema)]
 struct Note {
-    /// A short title.
+    /// A short title, a few words that name the note.
     title: String,
-    /// The note itself.
+    /// The text of the note, in full.
     text: String,
 }
 
 #[derive(Serialize, JsonSchema)]
 struct NoteList {
+    /// Every saved note, oldest first.
     notes: Vec<Note>,
 }
 
@@ -76,8 +78,10 @@ async fn main() -> anyhow::Result<()> {
         .name("hello-http")
         .version("1.0.0")
         .state(Notes::default())
-        .tool(Tool::typed("add_note", add_note).description("Saves a note"))
-        .tool(Tool::new("list_notes", list_notes).description("Lists every note"))
+        .tool(Tool::typed("add_note", add_note).description("Saves a note with a title and a text"))
+        .tool(
+            Tool::new("list_notes", list_notes).description("Lists every saved note, oldest first"),
+        )
         .resource(Resource::new("notes://all", "notes", notes_markdown).mime_type("text/markdown"))
         .build();
     // Each HTTP session (or 2026-07-28 request) is served by `server`, run by the service on

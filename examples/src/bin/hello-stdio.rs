@@ -34,17 +34,20 @@ impl Notes {
     }
 }
 
+// `add_note`'s arguments and `list_notes`' items. The `///` comments become descriptions in
+// the tools' schemas, read by the model; remarks for the Rust reader are `//` comments.
 #[derive(Clone, Deserialize, Serialize, JsonSchema)]
 struct Note {
-    /// A short title.
+    /// A short title, a few words that name the note.
     title: String,
-    /// The note itself.
+    /// The text of the note, in full.
     text: String,
 }
 
-/// The structured output of `list_notes` (its schema becomes the tool's `outputSchema`).
+// The structured output of `list_notes`: its schema is the tool's `outputSchema`.
 #[derive(Serialize, JsonSchema)]
 struct NoteList {
+    /// Every saved note, oldest first.
     notes: Vec<Note>,
 }
 
@@ -80,8 +83,10 @@ async fn main() -> anyhow::Result<()> {
         .version("1.0.0")
         .instructions("A notepad: add notes with add_note, read them with list_notes.")
         .state(Notes::default())
-        .tool(Tool::typed("add_note", add_note).description("Saves a note"))
-        .tool(Tool::new("list_notes", list_notes).description("Lists every note"))
+        .tool(Tool::typed("add_note", add_note).description("Saves a note with a title and a text"))
+        .tool(
+            Tool::new("list_notes", list_notes).description("Lists every saved note, oldest first"),
+        )
         .resource(
             Resource::new("notes://all", "notes", notes_markdown)
                 .description("Every note, as Markdown")

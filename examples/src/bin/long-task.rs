@@ -26,7 +26,7 @@ use serde::Deserialize;
 
 #[derive(Deserialize, JsonSchema)]
 struct Build {
-    /// How many steps the build takes (100 ms each).
+    /// How many steps to build in; each takes 100 ms.
     steps: u32,
 }
 
@@ -59,7 +59,7 @@ async fn main() -> anyhow::Result<()> {
         .tasks(tasks)
         .tool(
             Tool::typed("build", build)
-                .description("Builds the project, slowly")
+                .description("Builds the project in `steps` steps, reporting progress after each")
                 .task_support(ToolTaskSupport::Optional),
         )
         .build();

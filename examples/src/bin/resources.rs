@@ -84,7 +84,10 @@ async fn main() -> anyhow::Result<()> {
                 .mime_type("text/plain")
                 .complete_values("city", city_names),
         )
-        .tool(Tool::typed("set_temperature", set_temperature).description("Changes the weather"))
+        .tool(
+            Tool::typed("set_temperature", set_temperature)
+                .description("Sets the current temperature of a city"),
+        )
         .build();
     server.serve(StdioTransport::stdio()?).await?;
     Ok(())

@@ -12,7 +12,7 @@
 //! each protocol era your users' hosts speak.
 
 use anyhow::ensure;
-use mcp_client::types::{CallToolRequestParams, CallToolResult};
+use mcp_client::types::CallToolResult;
 use mcp_client::{Client, EraChoice, ErrorCode};
 use mcp_server::{HandlerError, Json, Server, Tool};
 use schemars::JsonSchema;
@@ -23,12 +23,15 @@ use serde_json::{Value, json};
 
 #[derive(Deserialize, JsonSchema)]
 struct Divide {
+    /// The number to divide.
     a: f64,
+    /// The number to divide by; not 0.
     b: f64,
 }
 
 #[derive(Serialize, JsonSchema)]
 struct Quotient {
+    /// `a` divided by `b`.
     quotient: f64,
 }
 
@@ -60,9 +63,7 @@ async fn connect(era: EraChoice) -> anyhow::Result<Client> {
 
 /// Calls `divide` with `arguments`.
 async fn divide(client: &Client, arguments: Value) -> mcp_client::Result<CallToolResult> {
-    let mut call = CallToolRequestParams::new("divide");
-    call.arguments = arguments.as_object().cloned();
-    client.call_tool(call).await
+    client.call_tool(("divide", arguments)).await
 }
 
 async fn check(era: EraChoice) -> anyhow::Result<()> {
@@ -70,12 +71,11 @@ async fn check(era: EraChoice) -> anyhow::Result<()> {
     let tools = client.list_tools(None).await?.tools;
     ensure!(tools.len() == 1 && tools[0].name == "divide", "{tools:?}");
 
-    let result = divide(&client, json!({"a": 7, "b": 2})).await?;
-    let expected = Some(json!({"quotient": 3.5}));
-    ensure!(
-        !result.is_error() && result.structured_content == expected,
-        "{result:?}"
-    );
+    // The structured result, read as JSON (or as a type of your own that derives Deserialize).
+    let quotient: Value = client
+        .call_tool_structured(("divide", json!({"a": 7, "b": 2})))
+        .await?;
+    ensure!(quotient == json!({"quotient": 3.5}), "{quotient}");
 
     // A handler's error is a result with `isError`, for the model to read.
     let result = divide(&client, json!({"a": 1, "b": 0})).await?;

@@ -1,4 +1,5 @@
-//! The pinned mdBook, and the check of every local link and anchor of the built site.
+//! The pinned mdBook, the width of the code blocks, and the check of every local link and
+//! anchor of the built site.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,52 @@ pub(super) fn ensure_mdbook() -> Result<PathBuf> {
         unoptimized: true,
     }
     .ensure()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Code width
+
+/// The columns a code block shows unclipped in a 1280 px wide window with the sidebar open:
+/// with `docs/book/site.css` the column is 917 px there (mdBook 0.5.4's layout: a 300 px
+/// sidebar, paddings and a scrollbar take the rest), and a column of code is 8.4 px (the Source
+/// Code Pro mdBook ships, at 14 px) with 2 x 10 px of padding: (917 - 20) / 8.4 = 106.
+/// Measured in headless Chromium; a new mdBook (or a new width) means measuring again.
+pub(super) const CODE_COLUMNS: usize = 106;
+
+/// Every line a code block of the staged pages displays that is longer than
+/// [`CODE_COLUMNS`] (the lines mdBook hides in a Rust block, `# ...`, are not shown).
+pub(super) fn check_code_columns(staged: &Path, pages: &[PathBuf]) -> Result<()> {
+    let mut long = Vec::new();
+    for page in pages {
+        let text = read(&staged.join("src").join(page))?;
+        let mut fence: Option<bool> = None; // Some(is Rust) inside a block
+        for (n, line) in text.lines().enumerate() {
+            if let Some(info) = line.trim_start().strip_prefix("```") {
+                fence = match fence {
+                    Some(_) => None,
+                    None => Some(info.trim().split(',').next() == Some("rust")),
+                };
+                continue;
+            }
+            let Some(rust) = fence else { continue };
+            let trimmed = line.trim_start();
+            if rust && (trimmed == "#" || trimmed.starts_with("# ")) {
+                continue;
+            }
+            let columns: usize = line.chars().map(|c| if c == '\t' { 8 } else { 1 }).sum();
+            if columns > CODE_COLUMNS {
+                long.push(format!("{}:{}: {columns} columns", page.display(), n + 1));
+            }
+        }
+    }
+    if !long.is_empty() {
+        bail!(
+            "code lines wider than the {CODE_COLUMNS} columns a 1280 px window shows \
+             (docs/book/site.css):\n{}",
+            long.join("\n")
+        );
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,14 +17,23 @@ pub(super) enum Flavor<'a> {
     Rustdoc(&'a str),
 }
 
-/// Copies `book` (its `book.toml` and `src/`) to `out`, expanding the directives of every
-/// page; returns the staged pages (paths relative to `out/src`).
+/// Copies `book` (its `book.toml`, `src/` and the files beside them, such as the site's
+/// extra CSS) to `out`, expanding the directives of every page; returns the staged pages
+/// (paths relative to `out/src`).
 pub(super) fn stage(book: &Path, out: &Path, rustdoc: &Path) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(out.join("src"))?;
-    fs::copy(book.join("book.toml"), out.join("book.toml"))
-        .with_context(|| format!("cannot copy {}", book.join("book.toml").display()))?;
-    let mut pages = Vec::new();
     let src = book.join("src");
+    for file in walk(book)? {
+        if file.starts_with(&src) {
+            continue;
+        }
+        let dest = out.join(file.strip_prefix(book)?);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::copy(&file, &dest).with_context(|| format!("cannot copy {}", file.display()))?;
+    }
+    let mut pages = Vec::new();
     for entry in walk(&src)? {
         let rel = entry.strip_prefix(&src)?.to_path_buf();
         let dest = out.join("src").join(&rel);
