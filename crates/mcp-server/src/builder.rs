@@ -69,6 +69,7 @@ pub struct ServerBuilder {
     state_ttl: Duration,
     state_principal: Option<PrincipalFn>,
     tasks: Option<crate::tasks::Tasks>,
+    extensions: Vec<Arc<dyn crate::extension::Extension>>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -110,6 +111,7 @@ impl Default for ServerBuilder {
             state_ttl: request_state::DEFAULT_TTL,
             state_principal: None,
             tasks: None,
+            extensions: Vec::new(),
         }
     }
 }
@@ -460,6 +462,19 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a protocol extension served through the router's seam, with the resources it
+    /// serves (see `extension.rs`).
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
+    pub(crate) fn extension(
+        mut self,
+        extension: Arc<dyn crate::extension::Extension>,
+        resources: impl IntoIterator<Item = Resource>,
+    ) -> Self {
+        self.extensions.push(extension);
+        self.resources.extend(resources);
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Panics
@@ -593,6 +608,7 @@ impl ServerBuilder {
                 tasks: self
                     .tasks
                     .map(|t| Arc::new(crate::tasks::runtime::TaskRuntime::new(t, events.clone()))),
+                extensions: self.extensions.into(),
             }
         });
         Server::from_inner(inner)

@@ -104,6 +104,11 @@ pub enum Error {
     /// JSON could not be encoded or decoded.
     #[error("invalid json")]
     Json(#[from] serde_json::Error),
+    /// A skill could not be served (feature `skills`): registration or reload found a file
+    /// or a skill that breaks a rule of the Skills extension or a limit.
+    #[cfg(feature = "skills")]
+    #[error("skill not served")]
+    Skill(#[from] crate::skills::SkillError),
 }
 
 impl Error {

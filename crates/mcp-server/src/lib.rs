@@ -117,6 +117,10 @@
 //!   their schemas read from the signature (see the guide page `guide::macros`).
 //! - `tracing-bridge`: `McpLogLayer`, a `tracing_subscriber::Layer` forwarding `tracing`
 //!   events to connected clients as log messages.
+//! - `skills`: the Skills extension (`io.modelcontextprotocol/skills`): Agent Skills from a
+//!   directory, from memory or generated, served with `skills/list`, `skills/get` and
+//!   `resources/directory/read` (`ServerBuilder::skills`, the module `skills`; YAML
+//!   frontmatter read with `serde-saphyr`, MIME types from `mime_guess`).
 //!
 //! # Cancel safety
 //!
@@ -142,6 +146,7 @@ mod context;
 mod envelope;
 mod error;
 pub mod events;
+mod extension;
 mod extract;
 mod handler;
 mod input;
@@ -160,6 +165,8 @@ mod server;
 pub mod service;
 mod session_state;
 pub mod session_store;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod tasks;
 mod tool;
 mod tool_result;

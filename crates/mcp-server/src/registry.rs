@@ -182,11 +182,11 @@ impl<T: Entry> State<T> {
 
 /// Cursors are opaque to clients: the offset of the next page, base64url-encoded with a tag
 /// so that arbitrary strings are rejected.
-fn encode_cursor(offset: usize) -> String {
+pub(crate) fn encode_cursor(offset: usize) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("mcp-page:{offset}"))
 }
 
-fn decode_cursor(cursor: &str) -> Option<usize> {
+pub(crate) fn decode_cursor(cursor: &str) -> Option<usize> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()?;

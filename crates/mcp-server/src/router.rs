@@ -1,6 +1,7 @@
 //! The router: the innermost service of a server, answering an [`McpRequest`] by its method
 //! from the server's registries (tools, resources, templates, prompts, completion, logging,
-//! subscriptions), else with the fallback, else -32601.
+//! subscriptions), else from an extension serving the method (`extension.rs`), else with the
+//! fallback, else -32601.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -120,6 +121,10 @@ fn dispatch(
     let request = match ClientRequest::from_parts(&method, params.as_deref()) {
         Ok(request) => request,
         Err(mcp_types::MessageDecodeError::UnknownMethod(_)) => {
+            // An extension's method (`skills/list`, ...), else the fallback.
+            if let Some(extension) = crate::extension::find(&server.extensions, &method, &cx) {
+                return extension.clone().route(&server, method, params, cx);
+            }
             return Box::pin(async move {
                 let req = McpRequest::new(method, params, cx);
                 Router { server: &server }.fallback(req).await

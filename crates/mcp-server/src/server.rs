@@ -119,6 +119,8 @@ pub(crate) struct ServerInner {
     pub(crate) server_info: serde_json::Value,
     /// Tool calls that run as tasks ([`ServerBuilder::tasks`](crate::ServerBuilder::tasks)).
     pub(crate) tasks: Option<Arc<crate::tasks::runtime::TaskRuntime>>,
+    /// The protocol extensions served through the router's seam (`extension.rs`).
+    pub(crate) extensions: Box<[Arc<dyn crate::extension::Extension>]>,
 }
 
 /// Names the principal of a request (from what the transport attached), for binding its
@@ -335,8 +337,15 @@ impl Server {
     pub fn capabilities_for(&self, version: &ProtocolVersion) -> ServerCapabilities {
         let inner = &self.inner;
         let has_tools = inner.declare.tools || !inner.tools.is_empty();
-        let has_resources =
-            inner.declare.resources || !inner.resources.is_empty() || !inner.templates.is_empty();
+        let offered = |e: &&Arc<dyn crate::extension::Extension>| e.settings(version).is_some();
+        let has_resources = inner.declare.resources
+            || !inner.resources.is_empty()
+            || !inner.templates.is_empty()
+            || inner
+                .extensions
+                .iter()
+                .filter(offered)
+                .any(|e| e.needs_resources());
         let has_prompts = inner.declare.prompts || !inner.prompts.is_empty();
         let can_complete = !inner.prompts.is_empty() || !inner.templates.is_empty();
         let mut caps = ServerCapabilities::default();
@@ -376,6 +385,13 @@ impl Server {
                     .into_iter()
                     .collect(),
             );
+        }
+        for extension in &inner.extensions {
+            if let Some(settings) = extension.settings(version) {
+                caps.extensions
+                    .get_or_insert_with(Default::default)
+                    .insert(extension.id().to_owned(), settings);
+            }
         }
         caps
     }

@@ -15,6 +15,8 @@ mod prompts;
 mod resources;
 mod serving;
 mod session_store;
+#[cfg(feature = "skills")]
+mod skills;
 mod states;
 mod support;
 mod tasks;

@@ -6,6 +6,7 @@
 //! cargo run -p examples --bin everything-server                        # MCP on stdin/stdout
 //! cargo run -p examples --bin everything-server -- --http 3000          # http://127.0.0.1:3000/mcp
 //! cargo run -p examples --bin everything-server -- --http 127.0.0.1:0   # any free port
+//! cargo run -p examples --bin everything-server -- --skills --http 3000 # with the Skills fixture
 //! RUST_LOG=debug cargo run -p examples --bin everything-server
 //! ```
 //!
@@ -41,13 +42,18 @@
 //! seals 2026-07-28 `requestState`s. The instance's URL in the directory is
 //! `http://<bound addr>/mcp`.
 //!
+//! `--skills` serves Agent Skills with the Skills extension (`io.modelcontextprotocol/skills`,
+//! `skills.rs`), declared from 2025-11-25 on: the fixture of the suite's `sep-2640-*` server
+//! scenarios. Their files are resources beyond the reference fixture's, hence the flag.
+//!
 //! `--tasks` turns tasks on (`mcp_server::tasks`, run on tokio) and adds the task tools of
 //! `tasks.rs`: the fixture of the suite's `tasks-*` scenarios and the tools the TypeScript
-//! SDK's task client drives. Without the flag the server is exactly the suite's fixture.
+//! SDK's task client drives. Without these two flags the server is exactly the suite's fixture.
 
 mod modern;
 mod prompts;
 mod resources;
+mod skills;
 mod tasks;
 mod tools;
 
@@ -81,13 +87,14 @@ struct Auth {
     scopes: Vec<String>,
 }
 
-const USAGE: &str = "usage: everything-server [--tasks] [--http <addr> [--max-connections <n>] \
+const USAGE: &str = "usage: everything-server [--tasks] [--skills] [--http <addr> [--max-connections <n>] \
     [--auth-issuer <url> [--auth-scopes <scopes>]] [--redis <url>]]";
 
-/// What the command line asks for: where to serve, and whether with tasks.
+/// What the command line asks for: where to serve, and whether with tasks and skills.
 struct Options {
     listen: Listen,
     tasks: bool,
+    skills: bool,
     /// `--max-connections`: the HTTP server's connection limit instead of its default.
     max_connections: Option<usize>,
     /// `--redis`: the Redis holding the deployment's shared state.
@@ -99,11 +106,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options>
     let mut issuer = None;
     let mut scopes = None;
     let mut tasks = false;
+    let mut skills = false;
     let mut max_connections = None;
     let mut redis = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--tasks" => tasks = true,
+            "--skills" => skills = true,
             "--redis" => redis = Some(args.next().context("--redis needs a URL")?),
             "--max-connections" => {
                 let n = args.next().context("--max-connections needs a number")?;
@@ -144,15 +153,22 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> anyhow::Result<Options>
     Ok(Options {
         listen,
         tasks,
+        skills,
         max_connections,
         redis,
     })
 }
 
 /// The server with every tool, resource, template and prompt of the fixture, `whoami` if it
-/// is protected, and the task tools (run on tokio) with `tasks`; with `shared`, its event
-/// bus, task store and `requestState` key are the deployment's.
-fn server(protected: bool, with_tasks: bool, shared: Option<&Shared>) -> anyhow::Result<Server> {
+/// is protected, the task tools (run on tokio) with `tasks`, the skills of `skills.rs` with
+/// `skills`; with `shared`, its event bus, task store and `requestState` key are the
+/// deployment's.
+fn server(
+    protected: bool,
+    with_tasks: bool,
+    with_skills: bool,
+    shared: Option<&Shared>,
+) -> anyhow::Result<Server> {
     // The reference fixture's cache hints: lists shared by everyone for five minutes,
     // resource reads private.
     let five_minutes = Duration::from_secs(300);
@@ -194,6 +210,9 @@ fn server(protected: bool, with_tasks: bool, shared: Option<&Shared>) -> anyhow:
         builder = builder.resource(resource);
     }
     builder = builder.resource_template(resources::template()?);
+    if with_skills {
+        builder = builder.skills(skills::skills()?);
+    }
     for prompt in prompts::all() {
         builder = builder.prompt(prompt);
     }
@@ -226,13 +245,14 @@ async fn run() -> anyhow::Result<()> {
     let Options {
         listen,
         tasks,
+        skills,
         max_connections,
         redis,
     } = parse_args(std::env::args().skip(1))?;
     let (addr, auth) = match listen {
         Listen::Stdio => {
             tracing::info!("serving MCP on stdio");
-            server(false, tasks, None)?
+            server(false, tasks, skills, None)?
                 .serve(StdioTransport::stdio()?)
                 .await?;
             tracing::info!("stdin closed; exiting");
@@ -249,7 +269,7 @@ async fn run() -> anyhow::Result<()> {
         .with_context(|| format!("cannot bind {addr}"))?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     let protected = auth.is_some();
-    let server = server(protected, tasks, shared.as_ref())?;
+    let server = server(protected, tasks, skills, shared.as_ref())?;
     let service = http_service(server, max_connections, shared.as_ref(), &url);
     match auth {
         None => serve_http(service, listener, &url).await,
