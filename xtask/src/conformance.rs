@@ -17,7 +17,11 @@
 //!    authorization ones and their extensions included), each twice: in the era the suite
 //!    names, and in the client's default era choice (auto), see [`CLIENT_REQUIREMENTS`]. The
 //!    authorization scenarios neither set runs (the 2025-03-26 back-compat ones; the full list
-//!    is [`AUTH_CLIENT_SCENARIOS`], checked against the suite's) run one suite run each.
+//!    is [`AUTH_CLIENT_SCENARIOS`], checked against the suite's) run one suite run each. So
+//!    do the Skills extension's (SEP-2640) scenarios, which no requirement set names: the
+//!    three server ones against `everything-server` ([`SKILLS_SERVER_SCENARIOS`]) and the
+//!    four client ones against `everything-client`, in the suite's era and in auto
+//!    ([`SKILLS_CLIENT_SCENARIOS`]), both lists checked against the suite's `sep-2640-*`.
 //! 4. The load-balanced legs (`lb.rs`): redis-server, two `everything-server --tasks --redis
 //!    <url>` instances and haproxy in front (round-robin, no stickiness); `server
 //!    --requirements 2025-11-25` and `2026-07-28` (and the unscored server scenarios) run
@@ -25,8 +29,11 @@
 //!
 //! A leg fails if the suite exits non-zero or its summary marks a scenario `✗` (the
 //! requirements run reports unscored scenarios without counting them in its exit code),
-//! shows one that passed no check, or (client legs) reports a skipped check (but those
-//! [`SKIPPED_BY_DESIGN`]): no client scenario passes on checks that did not run. The suite's summaries are printed at the end; results go to `target/conformance/`, the
+//! shows one that passed no check, or (client legs, and the Skills extension's server legs)
+//! reports a skipped check (but those [`SKIPPED_BY_DESIGN`]): no client scenario passes on
+//! checks that did not run. A one-scenario Skills leg must also count at least one passed or
+//! failed check (the suite exits 0 when it skipped them all). The suite's summaries are
+//! printed at the end; results go to `target/conformance/`, the
 //! server's log to `target/conformance/everything-server.log`. There is no expected-failures
 //! file: everything must pass.
 
@@ -122,10 +129,31 @@ const AUTH_CLIENT_SCENARIOS: &[&str] = &[
     "auth/wif-jwt-bearer",
 ];
 
+/// The Skills extension's (`io.modelcontextprotocol/skills`, SEP-2640) server scenarios, run
+/// one by one against `everything-server` (the suite runs an extension's server scenarios on
+/// 2026-07-28). No requirement set names them; every `sep-2640-*` scenario of the suite must
+/// be here or in [`SKILLS_CLIENT_SCENARIOS`] (checked against `conformance list`).
+const SKILLS_SERVER_SCENARIOS: &[&str] = &[
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "sep-2640-skills-directory",
+];
+
+/// The Skills extension's client scenarios, each run against `everything-client` twice: in
+/// the era the suite names (it names 2025-11-25 for extension scenarios, so the client opens
+/// with `initialize`), and in the client's default era choice (auto: the mock answers
+/// `server/discover`, so 2026-07-28).
+const SKILLS_CLIENT_SCENARIOS: &[&str] = &[
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+];
+
 /// `cargo xtask conformance`: setup, build, then the legs in a private network namespace.
 pub(crate) fn conformance() -> Result<()> {
     let tools = setup::setup()?;
-    check_auth_coverage(&tools)?;
+    check_coverage(&tools)?;
     let bins = build_examples(&["everything-server", "everything-client"])?;
     let out_dir = crate::cargo_target_dir(&crate::workspace_root())?.join("conformance");
     std::fs::create_dir_all(&out_dir)
@@ -146,9 +174,10 @@ pub(crate) fn conformance() -> Result<()> {
     Ok(())
 }
 
-/// Fails unless [`AUTH_CLIENT_SCENARIOS`] is exactly the suite's `auth/*` client scenarios
+/// Fails unless [`AUTH_CLIENT_SCENARIOS`] is exactly the suite's `auth/*` client scenarios and
+/// [`SKILLS_SERVER_SCENARIOS`] with [`SKILLS_CLIENT_SCENARIOS`] exactly its `sep-2640-*` ones
 /// (from `conformance list`), so that a new suite version's scenarios are not silently skipped.
-fn check_auth_coverage(tools: &setup::Tools) -> Result<()> {
+fn check_coverage(tools: &setup::Tools) -> Result<()> {
     let output = Command::new(&tools.node)
         .arg(tools.npm_bin.join("conformance"))
         .arg("list")
@@ -158,36 +187,52 @@ fn check_auth_coverage(tools: &setup::Tools) -> Result<()> {
     if !output.status.success() {
         bail!("`conformance list` failed ({})", output.status);
     }
-    let listed = suite_auth_scenarios(&String::from_utf8_lossy(&output.stdout));
-    if listed.is_empty() {
-        bail!("`conformance list` named no auth/* scenario; has its output format changed?");
-    }
-    let missing: Vec<&str> = listed
+    let list = String::from_utf8_lossy(&output.stdout);
+    let skills: Vec<&str> = SKILLS_SERVER_SCENARIOS
         .iter()
-        .map(String::as_str)
-        .filter(|s| !AUTH_CLIENT_SCENARIOS.contains(s))
-        .collect();
-    let stale: Vec<&str> = AUTH_CLIENT_SCENARIOS
-        .iter()
+        .chain(SKILLS_CLIENT_SCENARIOS)
         .copied()
-        .filter(|s| !listed.iter().any(|l| l == s))
         .collect();
-    if !missing.is_empty() || !stale.is_empty() {
-        bail!(
-            "AUTH_CLIENT_SCENARIOS is out of date with the suite: not run {missing:?}, \
-             no longer in the suite {stale:?}"
-        );
+    for (prefix, ours, name) in [
+        ("auth/", AUTH_CLIENT_SCENARIOS, "AUTH_CLIENT_SCENARIOS"),
+        (
+            "sep-2640-",
+            &skills[..],
+            "SKILLS_SERVER_SCENARIOS and SKILLS_CLIENT_SCENARIOS",
+        ),
+    ] {
+        let listed = suite_scenarios(&list, prefix);
+        if listed.is_empty() {
+            bail!("`conformance list` named no {prefix}* scenario; has its output format changed?");
+        }
+        let missing: Vec<&str> = listed
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !ours.contains(s))
+            .collect();
+        let stale: Vec<&str> = ours
+            .iter()
+            .copied()
+            .filter(|s| !listed.iter().any(|l| l == s))
+            .collect();
+        if !missing.is_empty() || !stale.is_empty() {
+            bail!(
+                "{name} is out of date with the suite: not run {missing:?}, \
+                 no longer in the suite {stale:?}"
+            );
+        }
     }
     Ok(())
 }
 
-/// The `auth/*` names in `conformance list` output (lines like `- auth/dpop [extension]`).
-fn suite_auth_scenarios(list: &str) -> Vec<String> {
+/// The scenario names starting with `prefix` in `conformance list` output (lines like
+/// `- auth/dpop [extension]`).
+fn suite_scenarios(list: &str, prefix: &str) -> Vec<String> {
     let mut names: Vec<String> = list
         .lines()
         .filter_map(|l| l.trim().strip_prefix("- "))
         .filter_map(|l| l.split_whitespace().next())
-        .filter(|name| name.starts_with("auth/"))
+        .filter(|name| name.starts_with(prefix))
         .map(str::to_owned)
         .collect();
     names.sort();
@@ -232,6 +277,13 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
     )?;
     modern.excused = SKIPPED_BY_SUITE;
     legs.insert(1, modern);
+    // The Skills extension's server scenarios (2026-07-28), strictly: every check must run.
+    for scenario in SKILLS_SERVER_SCENARIOS {
+        legs.push(suite.run_strict(
+            &format!("server --scenario {scenario}"),
+            &["server", "--url", &url, "--scenario", scenario],
+        )?);
+    }
     legs.extend(load_balanced(&suite, &server_bin));
     let auto = format!("env -u MCP_CONFORMANCE_PROTOCOL_VERSION {client}");
     for requirements in CLIENT_REQUIREMENTS {
@@ -247,6 +299,15 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
                 ],
             )?;
             legs.push(leg);
+        }
+    }
+    // The Skills extension's client scenarios, in the era the suite names and in auto.
+    for scenario in SKILLS_CLIENT_SCENARIOS {
+        for (command, era) in [(client.as_str(), ""), (auto.as_str(), " (auto era)")] {
+            legs.push(suite.run_strict(
+                &format!("client --scenario {scenario}{era}"),
+                &["client", "--command", command, "--scenario", scenario],
+            )?);
         }
     }
     // The authorization scenarios no requirement set runs (the 2025-03-26 back-compat ones),
@@ -305,6 +366,7 @@ fn load_balanced(suite: &Suite, server: &Path) -> Vec<Leg> {
         output: why.lines().map(|l| format!("FAILURE: {l}")).collect(),
         excused: &[],
         skipped: Vec::new(),
+        strict: false,
     };
     let deployment = match lb::Deployment::start(server, &suite.out_dir) {
         Ok(deployment) => deployment,
@@ -460,8 +522,18 @@ mod tests {
         let list = "Client scenarios:\n  - initialize [2025-11-25]\n  - auth/dpop [extension]\n  \
                     - auth/basic-cimd [2025-11-25,2026-07-28]\n  - auth/dpop [extension]\n\
                     Server scenarios:\n  - ping [2025-11-25]\n";
-        assert_eq!(suite_auth_scenarios(list), ["auth/basic-cimd", "auth/dpop"]);
-        assert!(suite_auth_scenarios("").is_empty());
+        assert_eq!(
+            suite_scenarios(list, "auth/"),
+            ["auth/basic-cimd", "auth/dpop"]
+        );
+        assert!(suite_scenarios("", "auth/").is_empty());
+        let list = "Server scenarios:\n  - sep-2640-skills-manifest [extension]\n\
+                    Client scenarios:\n  - sep-2640-client-no-prefetch [extension]\n  \
+                    - initialize [2025-11-25]\n";
+        assert_eq!(
+            suite_scenarios(list, "sep-2640-"),
+            ["sep-2640-client-no-prefetch", "sep-2640-skills-manifest"]
+        );
     }
 
     #[test]
@@ -476,6 +548,7 @@ mod tests {
                 .collect(),
             excused,
             skipped: Vec::new(),
+            strict: false,
         };
         let lines = [
             "✓ caching: 8 passed, 0 failed",
@@ -493,6 +566,27 @@ mod tests {
         assert!(unproven.passed());
         unproven.skipped.push("tools_call: x".to_owned());
         assert!(!unproven.passed());
+    }
+
+    #[test]
+    fn a_strict_leg_must_count_a_check() {
+        let status = Command::new("true").status().unwrap();
+        let leg = |lines: &[&str]| Leg {
+            name: "l".to_owned(),
+            status,
+            output: lines.iter().copied().map(str::to_owned).collect(),
+            excused: &[],
+            skipped: Vec::new(),
+            strict: true,
+        };
+        assert!(leg(&["Passed: 1/1, 0 failed, 0 warnings"]).passed());
+        // Every check skipped: the suite exits 0 on nothing proven.
+        assert!(!leg(&["Passed: 0/0, 0 failed, 0 warnings"]).passed());
+        // No summary at all.
+        assert!(!leg(&["Starting scenario: sep-2640-client-no-prefetch"]).passed());
+        let mut lenient = leg(&["Passed: 0/0, 0 failed, 0 warnings"]);
+        lenient.strict = false;
+        assert!(lenient.passed());
     }
 
     #[test]

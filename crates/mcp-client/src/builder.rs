@@ -73,6 +73,10 @@ pub struct ClientBuilder {
     tasks: bool,
     max_received_tasks: usize,
     max_list_pages: usize,
+    #[cfg(feature = "skills")]
+    skills: bool,
+    #[cfg(feature = "skills")]
+    skill_limits: crate::skills::SkillLimits,
     config: mcp_jsonrpc::Config,
     max_total_timeout: Option<Duration>,
     ping_interval: Option<Duration>,
@@ -128,6 +132,10 @@ impl ClientBuilder {
             tasks: true,
             max_received_tasks: crate::received_tasks::DEFAULT_MAX_RECEIVED_TASKS,
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
+            #[cfg(feature = "skills")]
+            skills: false,
+            #[cfg(feature = "skills")]
+            skill_limits: crate::skills::SkillLimits::new(),
             config: mcp_jsonrpc::Config::default(),
             max_total_timeout: None,
             ping_interval: None,
@@ -290,6 +298,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether the client declares the Skills extension, `io.modelcontextprotocol/skills`,
+    /// in its capabilities (default `false`; feature `skills`). The extension defines no
+    /// client setting and its methods need no declaration; a server may use it to tell a
+    /// host that loads skills itself from one that needs a skill-loading tool.
+    #[cfg(feature = "skills")]
+    #[must_use]
+    pub fn skills(mut self, declare: bool) -> Self {
+        self.skills = declare;
+        self
+    }
+
+    /// The per-skill limits a skill's entry is checked against before it is held
+    /// ([`Client::hold_skill`](crate::Client::hold_skill)); default the extension's, 512
+    /// files and 16 MiB, which every conforming host must accept (feature `skills`; see
+    /// [`SkillLimits`](crate::skills::SkillLimits)).
+    #[cfg(feature = "skills")]
+    #[must_use]
+    pub fn skill_limits(mut self, limits: crate::skills::SkillLimits) -> Self {
+        self.skill_limits = limits;
+        self
+    }
+
     /// Offers `roots` to the server, declaring `roots.listChanged`; change them later with
     /// [`Client::set_roots`].
     #[must_use]
@@ -348,11 +378,15 @@ impl ClientBuilder {
         }
         let mut caps = ClientCapabilities::default();
         if self.tasks {
-            caps.extensions = Some(
-                [(mcp_types::TASKS_EXTENSION.to_owned(), JsonObject::new())]
-                    .into_iter()
-                    .collect(),
-            );
+            caps.extensions
+                .get_or_insert_default()
+                .insert(mcp_types::TASKS_EXTENSION.to_owned(), JsonObject::new());
+        }
+        #[cfg(feature = "skills")]
+        if self.skills {
+            caps.extensions
+                .get_or_insert_default()
+                .insert(mcp_types::SKILLS_EXTENSION.to_owned(), JsonObject::new());
         }
         if self.roots.is_some() {
             let mut roots = RootsCapability::default();
@@ -450,6 +484,8 @@ impl ClientBuilder {
             max_total_timeout: self.max_total_timeout,
             request_timeout: config.default_timeout,
             max_list_pages: self.max_list_pages,
+            #[cfg(feature = "skills")]
+            skill_limits: self.skill_limits,
         };
         let recording = Recording {
             inner: transport,

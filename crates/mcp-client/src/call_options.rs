@@ -120,4 +120,8 @@ pub(crate) struct Defaults {
     pub(crate) request_timeout: Option<Duration>,
     /// How many pages a list stream fetches (see `ClientBuilder::max_list_pages`).
     pub(crate) max_list_pages: usize,
+    /// The limits a held skill's entry is checked against (see
+    /// `ClientBuilder::skill_limits`).
+    #[cfg(feature = "skills")]
+    pub(crate) skill_limits: crate::skills::SkillLimits,
 }

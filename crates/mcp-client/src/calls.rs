@@ -33,7 +33,7 @@ use crate::client::Client;
 use crate::error::{Error, Result, Side};
 
 /// A page of a paginated list.
-trait Page: Sized + Send + 'static {
+pub(crate) trait Page: Sized + Send + 'static {
     type Item: Send + 'static;
     fn into_parts(self) -> (Vec<Self::Item>, Option<Cursor>);
 }
@@ -530,7 +530,7 @@ impl Client {
     /// The items of every page, following `nextCursor`: at most `max_list_pages` pages
     /// (then [`Error::TooManyPages`]), never the same cursor twice ([`Error::Protocol`]), so
     /// that a server cannot keep the stream going forever.
-    fn paginate<'a, P, F, Fut>(
+    pub(crate) fn paginate<'a, P, F, Fut>(
         &'a self,
         method: &'static str,
         fetch: F,

@@ -264,6 +264,12 @@ pub enum Error {
     /// Another error of the JSON-RPC layer.
     #[error(transparent)]
     Jsonrpc(mcp_jsonrpc::Error),
+    /// A skill entry, or a file read from it, was refused (Skills extension, feature
+    /// `skills`): see [`SkillError`](crate::skills::SkillError) for what each case means and
+    /// what to do.
+    #[cfg(feature = "skills")]
+    #[error(transparent)]
+    Skill(#[from] crate::skills::SkillError),
 }
 
 fn versions_text(versions: &[ProtocolVersion]) -> String {

@@ -78,8 +78,9 @@
 //! [`Error::OutputSchemaMismatch`], for [`Client::call_tool_structured`]
 //! [`Error::ToolFailed`], [`Error::NoStructuredContent`] and
 //! [`Error::InvalidStructuredContent`], [`Error::CapabilityNotDeclared`],
-//! [`Error::NotInRevision`] (a method the negotiated revision removed), and for input rounds
-//! [`Error::InputRequest`] and [`Error::TooManyInputRounds`].
+//! [`Error::NotInRevision`] (a method the negotiated revision removed), for input rounds
+//! [`Error::InputRequest`] and [`Error::TooManyInputRounds`], and with the `skills` feature
+//! `Error::Skill` (a skill entry or file refused: which check failed, and what to do).
 //!
 //! # Timeouts
 //!
@@ -118,6 +119,11 @@
 //!
 //! - `jsonschema`: validate `structuredContent` against each tool's `outputSchema` (without
 //!   it, only its presence is checked).
+//! - `skills`: the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640):
+//!   `Client::list_skills`, `Client::get_skill`, `Client::hold_skill` and the `skills`
+//!   module, whose `HeldSkill` reads a skill's files on demand (never ahead of need), each
+//!   verified against its entry (size, SHA-256 digest, `SKILL.md` frontmatter field by
+//!   field). Adds a YAML parser, `hmac-sha256` and `base64`.
 //!
 //! The crate depends on `mcp-types`, `mcp-jsonrpc`, `tokio` (`sync` and `time` only),
 //! `futures`, `serde`, `serde_json`, `thiserror` and `tracing`. The timers need a tokio
@@ -161,6 +167,8 @@ mod received_tasks;
 mod router;
 mod running;
 mod shared;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod structured;
 mod subscription;
 mod tasks;

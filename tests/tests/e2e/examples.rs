@@ -46,6 +46,7 @@ const EXAMPLES: &[&str] = &[
     "test-in-memory",
     "oauth-server",
     "oauth-client",
+    "skills-server",
 ];
 
 const ERAS: [EraChoice; 2] = [EraChoice::Legacy, EraChoice::Modern];
@@ -702,4 +703,114 @@ async fn oauth_client_with_client_credentials_calls_oauth_server() {
     assert!(stdout.starts_with("whoami: subject="), "{stdout}");
     assert!(stdout.contains(" client=mcp-test-client "), "{stdout}");
     assert!(stdout.contains("mcp:read"), "{stdout}");
+}
+
+/// `skills-server examples/skills`, as its doc comment runs it: both eras list the sample
+/// skills with their digests, get one, read its files and browse its directories; a folder
+/// breaking a rule stops it with an error naming the file and the rule.
+#[tokio::test]
+async fn skills_server_serves_the_sample_folder_in_both_eras() {
+    use mcp_client::types::{
+        GetSkill, GetSkillRequestParams, ListSkills, PaginatedRequestParams, ReadResourceDirectory,
+        ReadResourceDirectoryRequestParams,
+    };
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/skills");
+    for era in ERAS {
+        let transport = ChildProcessTransport::builder(example("skills-server"))
+            .arg(folder)
+            .spawn()
+            .expect("spawning skills-server");
+        let connect = Client::builder()
+            .era(era)
+            .request_timeout(Some(WAIT))
+            .connect(transport);
+        let (client, connection) = within("connecting to skills-server", connect)
+            .await
+            .expect("connected");
+        let connection = tokio::spawn(connection);
+        let listed = within(
+            "skills/list",
+            client.request::<ListSkills>(PaginatedRequestParams::default()),
+        )
+        .await
+        .expect("listed");
+        let uris: Vec<&str> = listed.skills.iter().map(|s| s.uri.as_str()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://acme/billing/refunds/SKILL.md",
+                "skill://git-workflow/SKILL.md"
+            ],
+            "{era:?}"
+        );
+        let refunds = &listed.skills[0];
+        assert_eq!(refunds.frontmatter["metadata"]["owner"], "billing");
+        let files = refunds.resources.files().expect("a complete list");
+        assert_eq!(files.len(), 4);
+        let skill_md = std::fs::read(format!("{folder}/acme/billing/refunds/SKILL.md")).unwrap();
+        assert_eq!(files[0].sha256(), Some(hmac_sha256::Hash::hash(&skill_md)));
+        assert_eq!(files[0].size, skill_md.len() as u64);
+
+        let got = within(
+            "skills/get",
+            client.request::<GetSkill>(GetSkillRequestParams::new("skill://git-workflow/SKILL.md")),
+        )
+        .await
+        .expect("got");
+        assert_eq!(got.skill.name(), Some("git-workflow"));
+        let unknown = client
+            .request::<GetSkill>(GetSkillRequestParams::new("skill://nope/SKILL.md"))
+            .await;
+        assert_eq!(code_of(unknown), ErrorCode::INVALID_PARAMS, "{era:?}");
+        assert_eq!(
+            read_text(&client, "skill://acme/billing/refunds/SKILL.md")
+                .await
+                .as_bytes(),
+            skill_md
+        );
+        let dir = ReadResourceDirectoryRequestParams::new("skill://acme/billing/refunds/templates");
+        let children = within(
+            "resources/directory/read",
+            client.request::<ReadResourceDirectory>(dir),
+        )
+        .await
+        .expect("read");
+        let children: Vec<(&str, Option<&str>)> = children
+            .resources
+            .iter()
+            .map(|r| (r.uri.as_str(), r.mime_type.as_deref()))
+            .collect();
+        assert_eq!(
+            children,
+            [
+                (
+                    "skill://acme/billing/refunds/templates/refund.md",
+                    Some("text/markdown")
+                ),
+                (
+                    "skill://acme/billing/refunds/templates/regional",
+                    Some("inode/directory")
+                ),
+            ]
+        );
+        drop(client);
+        let _ = within("the connection's end", connection).await;
+    }
+
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(broken.path().join("pdf")).unwrap();
+    std::fs::write(
+        broken.path().join("pdf/SKILL.md"),
+        "---\nname: PDF\ndescription: d\n---\n",
+    )
+    .unwrap();
+    let mut cmd = Command::new(example("skills-server"));
+    cmd.arg(broken.path()).stdin(Stdio::null());
+    let output = output_within("skills-server", Duration::from_secs(60), cmd).await;
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("pdf/SKILL.md: the skill name \"PDF\" may hold only lowercase letters"),
+        "{stderr}"
+    );
 }

@@ -35,16 +35,24 @@ impl HttpServer {
 
     /// `everything-server <flags> --http 127.0.0.1:0`, once it is listening.
     pub(crate) async fn everything_with(flags: &[&str]) -> HttpServer {
-        let mut child = Command::new(everything_server())
+        let mut command = Command::new(everything_server());
+        command
             .args(flags)
             .args(["--http", "127.0.0.1:0"])
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", "warn");
+        Self::announced("everything-server", command).await
+    }
+
+    /// `command`, a server that binds 127.0.0.1 port 0 and prints `listening on
+    /// http://127.0.0.1:<port>/mcp` on stderr, once it has printed that.
+    pub(crate) async fn announced(what: &str, mut command: Command) -> HttpServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .expect("spawning everything-server --http");
+            .unwrap_or_else(|e| panic!("spawning {what}: {e}"));
         let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let listening = async {
@@ -55,11 +63,11 @@ impl HttpServer {
                 }
             }
             panic!(
-                "everything-server exited without listening:\n{}",
+                "{what} exited without listening:\n{}",
                 stderr.lock().expect("stderr lock").join("\n")
             )
         };
-        let base = within("everything-server to listen", listening).await;
+        let base = within(&format!("{what} to listen"), listening).await;
         drain(lines, stderr.clone());
         HttpServer {
             base,

@@ -20,6 +20,9 @@
 //! - `tasks_interop`: tasks with the TypeScript SDK v1: its task client on
 //!   `everything-server --tasks`, our client on its task server, its server running
 //!   sampling and elicitation as tasks on our client, over HTTP and stdio.
+//! - `skills_interop`: the Skills extension with its reference SDK (`@olaservo/ext-skills`):
+//!   our client loads and verifies the reference server's skills, the reference client ours,
+//!   over stdio and HTTP in both eras; and our client against our server.
 //! - `load`: a pipelined burst of 10,000 requests over stdio and 5,000 concurrent calls from
 //!   our client, each answered exactly once.
 //! - `scale_out`: two `everything-server --redis` instances behind HAProxy (round-robin, no
@@ -52,6 +55,7 @@ mod interop_python;
 mod load;
 mod scale_out;
 mod server_api;
+mod skills_interop;
 mod stdio;
 mod support;
 mod tasks_interop;

@@ -27,11 +27,29 @@ pub(super) struct Leg {
     /// The checks reported as skipped, but for those [`SKIPPED_BY_DESIGN`], as
     /// `<scenario>: <check>`.
     pub(super) skipped: Vec<String>,
+    /// A one-scenario run ([`Suite::run_strict`]) that passes only if it counted at least one
+    /// passed or failed check (the suite exits 0 when every check was skipped).
+    pub(super) strict: bool,
 }
 
 impl Suite {
+    /// Runs one scenario (`args` name it with `--scenario`) and judges it strictly: any
+    /// skipped check fails it (server scenarios too), and so does a run that counted no check.
+    pub(super) fn run_strict(&self, name: &str, args: &[&str]) -> Result<Leg> {
+        let mut leg = self.run_collecting(name, args, true)?;
+        leg.strict = true;
+        Ok(leg)
+    }
+
     /// Runs the suite with `args` (plus `-o <out-dir>/<leg>`), echoing its output.
     pub(super) fn run(&self, name: &str, args: &[&str]) -> Result<Leg> {
+        // Client legs only: some server scenarios skip checks by the server's choices
+        // (optional features), and the server legs judge by the suite's verdicts.
+        self.run_collecting(name, args, args.first() == Some(&"client"))
+    }
+
+    /// [`run`](Self::run), collecting the skipped checks when `skipped` says so.
+    fn run_collecting(&self, name: &str, args: &[&str], collect_skipped: bool) -> Result<Leg> {
         let dir = self.out_dir.join(name.replace([' ', '/'], "_"));
         let _ = std::fs::remove_dir_all(&dir);
         eprintln!("\n$ conformance {}", args.join(" "));
@@ -69,10 +87,8 @@ impl Suite {
             output.extend(thread.join().unwrap_or_default());
         }
         let status = child.wait()?;
-        // Client legs only: some server scenarios skip checks by the server's choices
-        // (optional features), and the server legs judge by the suite's verdicts.
         let mut skipped = Vec::new();
-        if args.first() == Some(&"client") {
+        if collect_skipped {
             skipped_checks(&dir, &mut skipped)?;
         }
         Ok(Leg {
@@ -81,6 +97,7 @@ impl Suite {
             output,
             excused: &[],
             skipped,
+            strict: false,
         })
     }
 }
@@ -142,6 +159,7 @@ impl Leg {
     pub(super) fn passed(&self) -> bool {
         self.status.success()
             && self.skipped.is_empty()
+            && (!self.strict || self.counted_checks() > 0)
             && !self.summary().iter().any(|l| {
                 let l = l.trim_start();
                 let scenario = l.trim_start_matches(['✗', '✓']).trim_start();
@@ -153,6 +171,20 @@ impl Leg {
                         .any(|name| scenario.starts_with(&format!("{name}:")));
                 l.starts_with('✗') || (l.starts_with('✓') && l.contains(": 0 passed") && !excused)
             })
+    }
+
+    /// The passed and failed checks a one-scenario run counted (its `Passed: <n>/<counted>`
+    /// line; skipped, warning and info checks are not counted), 0 without that line.
+    pub(super) fn counted_checks(&self) -> usize {
+        self.output
+            .iter()
+            .filter_map(|l| l.trim_start().strip_prefix("Passed: "))
+            .filter_map(|rest| rest.split_once('/'))
+            .filter_map(|(_, rest)| {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<usize>().ok()
+            })
+            .sum()
     }
 
     /// The suite's summary: the lines after `=== SUMMARY ===` (multi-scenario runs), else

@@ -11,6 +11,8 @@ mod pages;
 mod ping;
 mod received_tasks;
 mod server_requests;
+#[cfg(feature = "skills")]
+mod skills;
 mod support;
 mod timeouts;
 mod typed;

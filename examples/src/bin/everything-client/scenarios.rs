@@ -22,10 +22,18 @@
 //! - `json-schema-ref-no-deref`: lists the tools (nothing follows a `$ref`).
 //! - `json-schema-2020-12-preservation`: echoes the 2020-12 tool's input schema, as received,
 //!   through `json_schema_echo`.
+//! - `sep-2640-client-no-prefetch` (Skills extension): lists the skills and holds each entry
+//!   (a host's registry), reading no file.
+//! - `sep-2640-client-verify-digest`, `-verify-size`, `-verify-frontmatter`: loads every
+//!   listed skill as a host does: its `SKILL.md` first, verified against the entry (size,
+//!   digest, frontmatter), then its other files, each verified. A skill that fails
+//!   verification is refused (logged) and none of its other files is read; the scenario
+//!   still succeeds, as a host refusing a tampered skill is working as it should.
 
 use anyhow::{Context as _, bail};
 use futures::TryStreamExt as _;
-use mcp_client::Client;
+use mcp_client::skills::HeldSkill;
+use mcp_client::{Client, Error};
 use mcp_types::{JsonObject, Tool};
 use serde_json::{Value, json};
 
@@ -44,6 +52,10 @@ pub(crate) const NAMES: &[&str] = &[
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
     "json-schema-2020-12-preservation",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 ];
 
 pub(crate) fn is_known(scenario: &str) -> bool {
@@ -69,6 +81,10 @@ pub(crate) async fn run(scenario: &str, client: &Client) -> anyhow::Result<()> {
         "http-custom-headers" => custom_headers(client).await,
         "http-invalid-tool-headers" => invalid_tool_headers(client).await,
         "json-schema-2020-12-preservation" => schema_echo(client).await,
+        "sep-2640-client-no-prefetch" => hold_skills(client).await.map(drop),
+        "sep-2640-client-verify-digest"
+        | "sep-2640-client-verify-size"
+        | "sep-2640-client-verify-frontmatter" => load_skills(client).await,
         // tools_call, tools-call, auth/*
         _ => call_first_tool(client).await,
     }
@@ -178,4 +194,65 @@ async fn schema_echo(client: &Client) -> anyhow::Result<()> {
         object(json!({"schema": schema})),
     )
     .await
+}
+
+/// The label this host gives the server it tests (skills are keyed by it and their URI).
+const SERVER_LABEL: &str = "conformance";
+
+/// Lists the skills and holds each entry, reading no file; an entry that cannot be held is
+/// refused (logged).
+async fn hold_skills(client: &Client) -> anyhow::Result<Vec<HeldSkill>> {
+    let entries: Vec<_> = client
+        .list_skills_stream()
+        .try_collect()
+        .await
+        .context("skills/list failed")?;
+    if entries.is_empty() {
+        bail!("the server lists no skills");
+    }
+    let mut held = Vec::new();
+    for entry in entries {
+        let uri = entry.uri.clone();
+        match client.hold_skill(SERVER_LABEL, entry) {
+            Ok(skill) => {
+                tracing::info!(skill = %skill.key(), name = skill.name(), "holding skill");
+                held.push(skill);
+            }
+            Err(Error::Skill(refused)) => tracing::warn!(%uri, "refusing skill: {refused}"),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(held)
+}
+
+/// Loads every skill: `SKILL.md`, then the other listed files, each verified; stops at a
+/// skill's first verification failure and refuses that skill.
+async fn load_skills(client: &Client) -> anyhow::Result<()> {
+    for skill in hold_skills(client).await? {
+        match load_skill(&skill).await {
+            Ok(files) => {
+                tracing::info!(skill = %skill.key(), files, "skill loaded, every file verified")
+            }
+            Err(Error::Skill(refused)) => tracing::warn!(
+                skill = %skill.key(),
+                refresh = refused.needs_refresh(),
+                "refusing skill: {refused}"
+            ),
+            Err(e) => return Err(e).with_context(|| format!("loading {}", skill.key())),
+        }
+    }
+    Ok(())
+}
+
+async fn load_skill(skill: &HeldSkill) -> Result<usize, Error> {
+    let instructions = skill.load().await?;
+    tracing::info!(skill = %skill.key(), bytes = instructions.bytes().len(), "SKILL.md verified");
+    let mut files = 1;
+    for file in skill.files().unwrap_or_default() {
+        if file.uri != skill.uri() {
+            skill.read(&file.uri).await?;
+            files += 1;
+        }
+    }
+    Ok(files)
 }

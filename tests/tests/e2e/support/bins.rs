@@ -13,6 +13,12 @@ pub(crate) fn everything_server() -> &'static Path {
     built(&BIN, "everything-server")
 }
 
+/// The path of the `skills-server` example, built like [`everything_server`].
+pub(crate) fn skills_server() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    built(&BIN, "skills-server")
+}
+
 /// The path of the `mcp-inspect` example, built like [`everything_server`].
 pub(crate) fn mcp_inspect() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
