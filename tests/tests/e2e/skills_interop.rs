@@ -210,9 +210,9 @@ fn skills_server() -> mcp_transport_stdio::ChildProcessBuilder {
         .env("RUST_LOG", "warn")
 }
 
-/// `everything-server --http 127.0.0.1:0`.
+/// `everything-server --skills --http 127.0.0.1:0`.
 async fn everything_http() -> HttpServer {
-    HttpServer::everything().await
+    HttpServer::everything_with(&["--skills"]).await
 }
 
 #[tokio::test]
