@@ -416,12 +416,12 @@ impl ServerProcess {
         let log_file =
             File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
         eprintln!(
-            "$ {} --tasks --http {ADDR}  (log: {})",
+            "$ {} --tasks --skills --http {ADDR}  (log: {})",
             bin.display(),
             log.display()
         );
         let child = Command::new(bin)
-            .args(["--tasks", "--http", ADDR])
+            .args(["--tasks", "--skills", "--http", ADDR])
             .env(
                 "RUST_LOG",
                 std::env::var("RUST_LOG").unwrap_or("info".into()),
