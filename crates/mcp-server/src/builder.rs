@@ -464,7 +464,7 @@ impl ServerBuilder {
 
     /// Adds a protocol extension served through the router's seam, with the resources it
     /// serves (see `extension.rs`).
-    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "skills", feature = "apps")), allow(dead_code))]
     pub(crate) fn extension(
         mut self,
         extension: Arc<dyn crate::extension::Extension>,
@@ -491,6 +491,9 @@ impl ServerBuilder {
     /// tool "count"); give each to ServerBuilder::state (`.state(value)`), or take
     /// `Option<State<T>>` where it may be absent
     /// ```
+    ///
+    /// With the `apps` feature, also if a tool links a view (`Tool::ui`) that is not a
+    /// `ui://` resource of the server: the message names each such tool and URI.
     pub fn build(self) -> Server {
         match self.try_build() {
             Ok(server) => server,
@@ -519,10 +522,29 @@ impl ServerBuilder {
     /// # Errors
     ///
     /// [`Error::StatesNotGiven`](crate::Error::StatesNotGiven), naming each missing type and
-    /// what takes it.
+    /// what takes it. With the `apps` feature, `Error::BrokenUiLinks` when tools link views
+    /// the server does not serve, naming each tool and the URI it links.
     pub fn try_build(self) -> Result<Server> {
         self.check_states()?;
-        Ok(self.assemble())
+        Ok(self.with_apps()?.assemble())
+    }
+
+    /// With the `apps` feature: every view a tool links is served, and the server has the
+    /// MCP Apps extension when it has views or tools linking them (see [`crate::apps`]).
+    #[cfg(feature = "apps")]
+    fn with_apps(self) -> Result<Self> {
+        crate::apps::check_links(&self.tools, &self.resources)?;
+        Ok(if crate::apps::has_ui(&self.tools, &self.resources) {
+            self.extension(crate::apps::extension(), [])
+        } else {
+            self
+        })
+    }
+
+    /// Without the `apps` feature, nothing to add.
+    #[cfg(not(feature = "apps"))]
+    fn with_apps(self) -> Result<Self> {
+        Ok(self)
     }
 
     /// Every state the handlers take was given.
@@ -572,6 +594,7 @@ impl ServerBuilder {
         let events = self
             .events
             .unwrap_or_else(|| Arc::new(InMemoryEventBus::default()));
+        let filters = crate::extension::join_filters(self.filters, &self.extensions);
         let inner = Arc::new_cyclic(|me| {
             state.insert(ServerRef(me.clone()));
             let router = {
@@ -598,7 +621,7 @@ impl ServerBuilder {
                 declare: self.declare,
                 state: Arc::new(state),
                 state_types: self.state_types,
-                filters: self.filters,
+                filters,
                 fallback: self.fallback.map(|(fallback, _)| fallback),
                 service,
                 events: events.clone(),

@@ -109,6 +109,18 @@ pub enum Error {
     #[cfg(feature = "skills")]
     #[error("skill not served")]
     Skill(#[from] crate::skills::SkillError),
+    /// A view of the MCP Apps extension could not be made (feature `apps`): its URI is not a
+    /// `ui://` URI, or its file is not a readable file inside the directory given.
+    #[cfg(feature = "apps")]
+    #[error("ui resource not served")]
+    Ui(#[from] crate::apps::UiError),
+    /// Tools link views the server does not serve (feature `apps`): found by
+    /// [`ServerBuilder::try_build`](crate::ServerBuilder::try_build) (and
+    /// [`build`](crate::ServerBuilder::build), which panics with this text), naming each tool
+    /// and the URI it links.
+    #[cfg(feature = "apps")]
+    #[error("{}", crate::apps::broken_links_text(.0))]
+    BrokenUiLinks(Vec<crate::apps::BrokenUiLink>),
 }
 
 impl Error {

@@ -121,6 +121,9 @@
 //!   directory, from memory or generated, served with `skills/list`, `skills/get` and
 //!   `resources/directory/read` (`ServerBuilder::skills`, the module `skills`; YAML
 //!   frontmatter read with `serde-saphyr`, MIME types from `mime_guess`).
+//! - `apps`: the MCP Apps extension (`io.modelcontextprotocol/ui`): interactive HTML views
+//!   for tools (`ServerBuilder::ui_resource`, `Tool::ui`, the module `apps`), offered only
+//!   to clients that declared the extension. No more dependencies.
 //!
 //! # Cancel safety
 //!
@@ -138,6 +141,8 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+#[cfg(feature = "apps")]
+pub mod apps;
 mod arguments;
 mod builder;
 mod cache;

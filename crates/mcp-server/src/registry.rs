@@ -14,10 +14,19 @@ pub(crate) trait Entry: Send + Sync + 'static {
     fn key(&self) -> &str;
     /// The definition as listed (`Tool`, `Resource`, ...), serialized.
     fn definition(&self) -> serde_json::Result<Box<RawValue>>;
+    /// The definition as listed to a client that does not take what an extension adds to it
+    /// (a tool's MCP Apps `_meta.ui`, for a client without that extension), serialized;
+    /// `None` when it is the [`definition`](Self::definition).
+    fn plain_definition(&self) -> serde_json::Result<Option<Box<RawValue>>> {
+        Ok(None)
+    }
 }
 
-/// The items of a registry in order, each with its serialized definition.
-type Listing<T> = Arc<[(Arc<T>, Box<RawValue>)]>;
+/// An item of a listing: the item, its serialized definition and its plain one, if any.
+type Listed<T> = (Arc<T>, Box<RawValue>, Option<Box<RawValue>>);
+
+/// The items of a registry in order, each with its serialized definitions.
+type Listing<T> = Arc<[Listed<T>]>;
 
 pub(crate) struct Registry<T> {
     state: RwLock<State<T>>,
@@ -99,7 +108,7 @@ impl<T: Entry> Registry<T> {
         let listing = st
             .items
             .iter()
-            .map(|item| Ok((item.clone(), item.definition()?)))
+            .map(|item| Ok((item.clone(), item.definition()?, item.plain_definition()?)))
             .collect::<serde_json::Result<Vec<_>>>()
             .map_err(|e| {
                 ErrorObject::new(
@@ -114,22 +123,24 @@ impl<T: Entry> Registry<T> {
 
     /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`
     /// followed by `trailer` (more members, each after a comma). With `visible`, only the
-    /// items it accepts are listed (and counted by cursors).
+    /// items it accepts are listed (and counted by cursors); with `plain`, items are listed
+    /// with their plain definitions where they have one.
     pub(crate) fn page(
         &self,
         field: &str,
         cursor: Option<&str>,
         page_size: usize,
         visible: Option<&dyn Fn(&T) -> bool>,
+        plain: bool,
         trailer: &str,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let listing = self.listing()?;
         let shown: Vec<&RawValue> = match visible {
-            None => listing.iter().map(|(_, def)| &**def).collect(),
+            None => listing.iter().map(|l| definition(l, plain)).collect(),
             Some(visible) => listing
                 .iter()
-                .filter(|(item, _)| visible(item))
-                .map(|(_, def)| &**def)
+                .filter(|(item, _, _)| visible(item))
+                .map(|l| definition(l, plain))
                 .collect(),
         };
         let start = match cursor {
@@ -162,6 +173,14 @@ impl<T: Entry> Registry<T> {
         out.push('}');
         RawValue::from_string(out)
             .map_err(|e| ErrorObject::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
+    }
+}
+
+/// The definition of `listed` to list: its plain one if `plain` and it has one.
+fn definition<T>((_, def, plain_def): &Listed<T>, plain: bool) -> &RawValue {
+    match plain_def {
+        Some(plain_def) if plain => plain_def,
+        _ => def,
     }
 }
 
@@ -210,29 +229,38 @@ mod tests {
         fn definition(&self) -> serde_json::Result<Box<RawValue>> {
             serde_json::value::to_raw_value(self.0)
         }
+        // `b` has a plain definition, listed with `plain`.
+        fn plain_definition(&self) -> serde_json::Result<Option<Box<RawValue>>> {
+            (self.0 == "b")
+                .then(|| serde_json::value::to_raw_value("plain b"))
+                .transpose()
+        }
     }
 
     #[test]
     fn pages_replace_and_remove() {
         let r = Registry::new(vec![Item("a"), Item("b"), Item("c")]);
-        let p1 = r.page("x", None, 2, None, "").unwrap();
+        let p1 = r.page("x", None, 2, None, false, "").unwrap();
         let v: serde_json::Value = serde_json::from_str(p1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a", "b"]));
         let next = v["nextCursor"].as_str().unwrap();
-        let p2 = r.page("x", Some(next), 2, None, "").unwrap();
+        let p2 = r.page("x", Some(next), 2, None, false, "").unwrap();
         assert_eq!(p2.get(), r#"{"x":["c"]}"#);
-        assert!(r.page("x", Some("garbage"), 2, None, "").is_err());
-        assert!(r.page("x", Some(&encode_cursor(9)), 2, None, "").is_err());
+        assert!(r.page("x", Some("garbage"), 2, None, false, "").is_err());
+        assert!(
+            r.page("x", Some(&encode_cursor(9)), 2, None, false, "")
+                .is_err()
+        );
         // A filter hides items from the list and from cursor counting.
         let not_b = |i: &Item| i.0 != "b";
-        let f1 = r.page("x", None, 1, Some(&not_b), "").unwrap();
+        let f1 = r.page("x", None, 1, Some(&not_b), false, "").unwrap();
         let v: serde_json::Value = serde_json::from_str(f1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a"]));
         let f2 = r
-            .page("x", v["nextCursor"].as_str(), 1, Some(&not_b), "")
+            .page("x", v["nextCursor"].as_str(), 1, Some(&not_b), false, "")
             .unwrap();
         assert_eq!(f2.get(), r#"{"x":["c"]}"#);
-        let trailed = r.page("x", None, 10, None, r#","ttlMs":0"#).unwrap();
+        let trailed = r.page("x", None, 10, None, false, r#","ttlMs":0"#).unwrap();
         assert!(
             trailed.get().ends_with(r#"],"ttlMs":0}"#),
             "{}",
@@ -242,9 +270,27 @@ mod tests {
         assert!(!r.remove("a"));
         r.insert(Item("b"));
         assert_eq!(
-            r.page("x", None, 10, None, "").unwrap().get(),
+            r.page("x", None, 10, None, false, "").unwrap().get(),
             r#"{"x":["b","c"]}"#
         );
         assert_eq!(r.get("c").unwrap().0, "c");
+    }
+
+    #[test]
+    fn plain_lists_the_plain_definitions() {
+        let r = Registry::new(vec![Item("a"), Item("b")]);
+        assert_eq!(
+            r.page("x", None, 10, None, false, "").unwrap().get(),
+            r#"{"x":["a","b"]}"#
+        );
+        assert_eq!(
+            r.page("x", None, 10, None, true, "").unwrap().get(),
+            r#"{"x":["a","plain b"]}"#
+        );
+        let not_a = |i: &Item| i.0 != "a";
+        assert_eq!(
+            r.page("x", None, 10, Some(&not_a), true, "").unwrap().get(),
+            r#"{"x":["plain b"]}"#
+        );
     }
 }

@@ -22,7 +22,7 @@ use crate::envelope::{Enveloped, list_trailer, stamp, stamp_object};
 use crate::error::{BoxError, Error, find_mcp_error};
 use crate::handler::BoxFuture;
 use crate::registry::{Entry, Registry};
-use crate::server::{Filter, ServerInner, visible};
+use crate::server::{ClientTest, Filter, ServerInner, visible};
 use crate::service::{McpRequest, McpResponse, ToolCall};
 
 type Reply = Result<McpResponse, BoxError>;
@@ -139,7 +139,8 @@ fn dispatch(
     let cache = &inner.cache;
     match request {
         ClientRequest::ListTools(p) if caps.tools => {
-            let list = List::new(&inner.tools, "tools", filters.tools.as_ref(), cache.tools);
+            let mut list = List::new(&inner.tools, "tools", filters.tools.as_ref(), cache.tools);
+            list.plain = filters.plain_tools.as_ref();
             ready(router.list(list, p.cursor, &cx))
         }
         ClientRequest::ListResources(p) if caps.resources => {
@@ -210,12 +211,14 @@ struct Router<'a> {
     server: &'a ServerInner,
 }
 
-/// A list request: which registry, under which field, with which filter and cache hints.
+/// A list request: which registry, under which field, with which filter and cache hints,
+/// and whether the client gets the items' plain definitions.
 struct List<'a, T> {
     registry: &'a Registry<T>,
     field: &'static str,
     filter: Option<&'a Filter<T>>,
     hints: CacheHints,
+    plain: Option<&'a ClientTest>,
 }
 
 impl<'a, T> List<'a, T> {
@@ -230,6 +233,7 @@ impl<'a, T> List<'a, T> {
             field,
             filter,
             hints,
+            plain: None,
         }
     }
 }
@@ -245,9 +249,15 @@ impl Router<'_> {
             String::new()
         };
         let page_size = self.server.page_size;
-        let page =
-            list.registry
-                .page(list.field, cursor.as_deref(), page_size, visible, &trailer)?;
+        let plain = list.plain.is_some_and(|plain| plain(cx));
+        let page = list.registry.page(
+            list.field,
+            cursor.as_deref(),
+            page_size,
+            visible,
+            plain,
+            &trailer,
+        )?;
         Ok(McpResponse::from_raw(page))
     }
 

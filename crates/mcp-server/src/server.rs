@@ -56,13 +56,20 @@ pub struct Server {
 /// A filter deciding whether a request's client may see an item.
 pub(crate) type Filter<T> = Arc<dyn Fn(&T, &Context) -> bool + Send + Sync>;
 
-/// The filters of [`ServerBuilder::tool_filter`] and its siblings.
+/// A test of a request's client, e.g. of the extensions it declared.
+pub(crate) type ClientTest = Arc<dyn Fn(&Context) -> bool + Send + Sync>;
+
+/// The filters of [`ServerBuilder::tool_filter`] and its siblings, joined with those of the
+/// server's extensions (`extension.rs`).
 #[derive(Clone, Default)]
 pub(crate) struct Filters {
     pub(crate) tools: Option<Filter<Tool>>,
     pub(crate) resources: Option<Filter<Resource>>,
     pub(crate) templates: Option<Filter<ResourceTemplate>>,
     pub(crate) prompts: Option<Filter<Prompt>>,
+    /// Whether a request's client is listed the tools' plain definitions (an extension's
+    /// additions left out; `Entry::plain_definition`).
+    pub(crate) plain_tools: Option<ClientTest>,
 }
 
 /// Whether `filter` lets the request of `cx` see `item` (no filter: yes).

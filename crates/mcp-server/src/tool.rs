@@ -506,6 +506,20 @@ impl Tool {
     pub(crate) fn task_deferred(&self) -> bool {
         self.task_deferred
     }
+
+    /// The definition, to change (the `apps` module sets its `_meta.ui`).
+    #[cfg(feature = "apps")]
+    pub(crate) fn definition_mut(&mut self) -> &mut mcp_types::Tool {
+        &mut self.def
+    }
+
+    /// Replaces the tool's service with what `wrap` makes of it (the `apps` module checks
+    /// results this way), outside the layers added so far.
+    #[cfg(feature = "apps")]
+    pub(crate) fn wrap_service(mut self, wrap: impl FnOnce(ToolService) -> ToolService) -> Self {
+        self.service = wrap(self.service);
+        self
+    }
 }
 
 impl Entry for Tool {
@@ -515,5 +529,13 @@ impl Entry for Tool {
 
     fn definition(&self) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.def)
+    }
+
+    /// Without its MCP Apps `_meta`, for clients that did not declare the extension.
+    #[cfg(feature = "apps")]
+    fn plain_definition(&self) -> serde_json::Result<Option<Box<RawValue>>> {
+        crate::apps::plain_definition(&self.def)
+            .map(|plain| serde_json::value::to_raw_value(&plain))
+            .transpose()
     }
 }

@@ -74,6 +74,7 @@ mod extra_fields;
 
 // Protocol areas. Each module holds the types of one area and the method markers for its
 // requests and notifications.
+mod apps;
 mod capabilities;
 mod completion;
 mod content;
@@ -102,6 +103,7 @@ mod evolution_tests;
 #[cfg(test)]
 mod proptests;
 
+pub use apps::*;
 pub use capabilities::*;
 pub use common::*;
 pub use completion::*;

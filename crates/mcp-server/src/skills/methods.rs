@@ -133,6 +133,7 @@ impl Methods<'_> {
                 p.cursor.as_deref(),
                 self.server.page_size,
                 None,
+                false,
                 &trailer,
             )
             .map_err(Error::Rpc)?;

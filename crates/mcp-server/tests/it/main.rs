@@ -1,5 +1,7 @@
 //! Integration tests of `mcp-server`, through its public API and a raw JSON-RPC client.
 
+#[cfg(feature = "apps")]
+mod apps;
 mod client_requests;
 mod completion;
 mod custom_methods;
