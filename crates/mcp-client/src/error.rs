@@ -264,6 +264,11 @@ pub enum Error {
     /// Another error of the JSON-RPC layer.
     #[error(transparent)]
     Jsonrpc(mcp_jsonrpc::Error),
+    /// A view, or a tool call made from a view, was refused (MCP Apps extension, feature
+    /// `apps`): see [`AppError`](crate::apps::AppError) for each case.
+    #[cfg(feature = "apps")]
+    #[error(transparent)]
+    App(#[from] crate::apps::AppError),
     /// A skill entry, or a file read from it, was refused (Skills extension, feature
     /// `skills`): see [`SkillError`](crate::skills::SkillError) for what each case means and
     /// what to do.

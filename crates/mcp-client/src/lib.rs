@@ -79,8 +79,9 @@
 //! [`Error::ToolFailed`], [`Error::NoStructuredContent`] and
 //! [`Error::InvalidStructuredContent`], [`Error::CapabilityNotDeclared`],
 //! [`Error::NotInRevision`] (a method the negotiated revision removed), for input rounds
-//! [`Error::InputRequest`] and [`Error::TooManyInputRounds`], and with the `skills` feature
-//! `Error::Skill` (a skill entry or file refused: which check failed, and what to do).
+//! [`Error::InputRequest`] and [`Error::TooManyInputRounds`], with the `skills` feature
+//! `Error::Skill` (a skill entry or file refused: which check failed, and what to do), and
+//! with the `apps` feature `Error::App` (a view or a view's tool call refused).
 //!
 //! # Timeouts
 //!
@@ -119,6 +120,12 @@
 //!
 //! - `jsonschema`: validate `structuredContent` against each tool's `outputSchema` (without
 //!   it, only its presence is checked).
+//! - `apps`: the MCP Apps extension (`io.modelcontextprotocol/ui`, SEP-1865), host side:
+//!   `ClientBuilder::apps` declares it; the `apps` module's `AppTools` tells the tools the
+//!   model may see from those only a view may call, `Client::read_ui_resource` fetches a
+//!   tool's view (checked to be `text/html;profile=mcp-app`) with its `_meta.ui`, and
+//!   `Client::call_tool_for_app` forwards a view's tool call only if the tool's visibility
+//!   includes `"app"`. Adds `base64`.
 //! - `skills`: the Skills extension (`io.modelcontextprotocol/skills`, SEP-2640):
 //!   `Client::list_skills`, `Client::get_skill`, `Client::hold_skill` and the `skills`
 //!   module, whose `HeldSkill` reads a skill's files on demand (never ahead of need), each
@@ -147,6 +154,8 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+#[cfg(feature = "apps")]
+pub mod apps;
 mod arguments;
 mod builder;
 mod cache;

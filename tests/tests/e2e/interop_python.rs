@@ -2,13 +2,19 @@
 //! `everything-server` over stdio through `tests/peers/python_client.py`, which lists and
 //! calls every tool (answering sampling and elicitation), reads every resource and template,
 //! subscribes, gets every prompt and completes arguments, then prints one JSON report.
+//!
+//! The MCP Apps extension with the Python SDK as the host (`tests/peers/python_apps_client.py`,
+//! which declares `io.modelcontextprotocol/ui` through `mcp.client.advertise`) against the
+//! `apps-server` example over stdio, in both eras: declared, it lists the tool with its view
+//! and the app-only tool and reads the view as `text/html;profile=mcp-app`; undeclared, it
+//! gets the plain tools only, and the view is not found.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::fixture;
-use crate::support::bins::everything_server;
+use crate::support::bins::{apps_server, everything_server};
 use crate::support::peers::peers;
 use crate::support::{output_within, peers_dir};
 
@@ -238,5 +244,91 @@ async fn python_sdk_client_exercises_everything_server_over_stdio() {
     );
     for c in completions {
         assert_eq!(c["result"]["completion"], fixture::empty_completion());
+    }
+}
+
+/// `python_apps_client.py <args> -- apps-server` (stdio): its report, once it exited 0.
+async fn python_apps_report(args: &[&str]) -> Value {
+    let mut cmd = tokio::process::Command::new(&peers().python);
+    cmd.arg(peers_dir().join("python_apps_client.py"))
+        .args(args)
+        .args(["--timeout", "10", "--"])
+        .arg(apps_server())
+        .env("RUST_LOG", "warn");
+    let output = output_within("python_apps_client.py", Duration::from_secs(30), cmd).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "python_apps_client.py {args:?} printed no JSON report ({e}); status {}\nstderr:\n{stderr}",
+            output.status
+        )
+    });
+    assert_eq!(report["errors"], json!([]), "{args:?}: stderr:\n{stderr}");
+    assert!(
+        output.status.success(),
+        "{args:?}: status {}",
+        output.status
+    );
+    report
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn python_sdk_host_gets_the_apps_view_only_when_it_declares_the_extension() {
+    for (mode, version, not_found) in [
+        ("legacy", "2025-11-25", -32002),
+        ("auto", "2026-07-28", -32602),
+    ] {
+        let report = python_apps_report(&["--mode", mode]).await;
+        assert_eq!(report["server"]["protocolVersion"], version, "{mode}");
+        assert_eq!(report["declared"], true);
+        assert_eq!(
+            report["tools"],
+            json!([
+                {"name": "add_note", "resourceUri": null, "visibility": null, "meta": null},
+                {"name": "list_notes", "resourceUri": "ui://notes/app", "visibility": null,
+                 "meta": {"ui": {"resourceUri": "ui://notes/app"}}},
+                {"name": "refresh_notes", "resourceUri": "ui://notes/app", "visibility": ["app"],
+                 "meta": {"ui": {"resourceUri": "ui://notes/app", "visibility": ["app"]}}},
+            ]),
+            "{mode}"
+        );
+        let contents = &report["resources"]["ui://notes/app"]["contents"];
+        assert_eq!(
+            contents.as_array().map(Vec::len),
+            Some(1),
+            "{mode}: {contents}"
+        );
+        let view = &contents[0];
+        assert_eq!(view["uri"], "ui://notes/app", "{mode}");
+        assert_eq!(view["mimeType"], "text/html;profile=mcp-app", "{mode}");
+        assert_eq!(view["doctype"], true, "{mode}: an HTML5 document");
+        assert!(
+            view["textLength"].as_u64().unwrap_or(0) > 0,
+            "{mode}: {view}"
+        );
+        assert_eq!(
+            view["meta"],
+            json!({"ui": {"prefersBorder": true}}),
+            "{mode}"
+        );
+
+        // Without the declaration: the plain tools, no app-only one, and no view.
+        let report =
+            python_apps_report(&["--mode", mode, "--no-declare", "--hidden", "ui://notes/app"])
+                .await;
+        assert_eq!(report["declared"], false);
+        assert_eq!(
+            report["tools"],
+            json!([
+                {"name": "add_note", "resourceUri": null, "visibility": null, "meta": null},
+                {"name": "list_notes", "resourceUri": null, "visibility": null, "meta": null},
+            ]),
+            "{mode}"
+        );
+        assert_eq!(report["resources"], json!({}), "{mode}");
+        assert_eq!(
+            report["hidden"]["ui://notes/app"]["code"], not_found,
+            "{mode}: {report}"
+        );
     }
 }

@@ -31,12 +31,17 @@
 //! - `examples`: each small example of `examples/src/bin/` run and checked: servers driven
 //!   by our client in both eras, clients judged by their stdout, the OAuth pair against
 //!   `oidc-provider`.
+//! - `apps_browser`: MCP Apps in headless Chromium (WebDriver): a web host on the TypeScript
+//!   SDK v2 client and the MCP Apps SDK's `AppBridge` renders the `apps-server` view through
+//!   a sandbox proxy, in both eras; the view shows the tool's result, calls tools through the
+//!   host and shows theirs; a screenshot per era under `<target>/apps-browser/`.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 //!
 //! `examples/soak.rs` (not a test: `cargo xtask soak`) puts 1,000 HTTP sessions and stdio
 //! servers under mixed load for minutes.
 
+mod apps_browser;
 mod auth_oauth;
 mod auth_support;
 mod client_eras;

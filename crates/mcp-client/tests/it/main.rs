@@ -1,5 +1,7 @@
 //! Integration tests of `mcp-client` against a scripted fake server over the memory pair.
 
+#[cfg(feature = "apps")]
+mod apps;
 mod calls;
 mod close;
 mod init;

@@ -19,6 +19,21 @@ pub(crate) fn skills_server() -> &'static Path {
     built(&BIN, "skills-server")
 }
 
+/// The path of the `apps-server` example, built like [`everything_server`].
+pub(crate) fn apps_server() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    built(&BIN, "apps-server")
+}
+
+/// The target directory this test binary was built in (`<target>`, above `<profile>/deps/`):
+/// where tests leave their artifacts.
+pub(crate) fn target_dir() -> PathBuf {
+    match target_dir_and_profile() {
+        Ok((target, _)) => target,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The path of the `mcp-inspect` example, built like [`everything_server`].
 pub(crate) fn mcp_inspect() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();

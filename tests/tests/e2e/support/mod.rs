@@ -2,6 +2,7 @@
 //! installed by `cargo xtask setup`, and a raw JSON-RPC client that records the wire.
 
 pub(crate) mod bins;
+pub(crate) mod browser;
 pub(crate) mod client;
 pub(crate) mod peers;
 

@@ -40,8 +40,22 @@ pub(crate) fn peers() -> &'static Peers {
     }
 }
 
+/// `<workspace>/.tools/tools.env`, which `cargo xtask setup` writes.
+fn env_file() -> PathBuf {
+    workspace_root().join(".tools").join("tools.env")
+}
+
+/// The tool location `var` names: the environment variable, else its line in
+/// `.tools/tools.env`; `None` if neither has it.
+pub(crate) fn tools_setting(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var).map(PathBuf::from).or_else(|| {
+        let text = std::fs::read_to_string(env_file()).ok()?;
+        parse_env(&text).remove(var).map(PathBuf::from)
+    })
+}
+
 fn locate() -> Result<Peers, String> {
-    let env_file = workspace_root().join(".tools").join("tools.env");
+    let env_file = env_file();
     let from_file = std::fs::read_to_string(&env_file)
         .map(|text| parse_env(&text))
         .unwrap_or_default();
