@@ -10,7 +10,9 @@
 //! tools `tool_0` .. `tool_{N-1}`, each with a small object schema (for `tools/list`).
 //! `--redis URL` (with `--http`; `echo-ours` only) keeps every store of the deployment in
 //! that Redis (`mcp-redis`), the instance's URL in the session directory being its bound
-//! address.
+//! address. `--otel` (`echo-ours` only) sets up `mcp_server::otel::init()` first: every
+//! request a span and a histogram record, exported with OTLP over HTTP to
+//! `OTEL_EXPORTER_OTLP_ENDPOINT`.
 
 use anyhow::{Context as _, Result, bail};
 
@@ -31,11 +33,13 @@ pub struct ServerArgs {
     pub tools: usize,
     /// `--redis`: the Redis URL holding the stores (HTTP only).
     pub redis: Option<String>,
+    /// `--otel`: export spans and metrics with OpenTelemetry.
+    pub otel: bool,
 }
 
 /// The usage line of the bench servers.
 pub const USAGE: &str = "usage: <server> (--stdio | --http 127.0.0.1:0 [--stateful | \
-    --stateless] [--redis URL]) [--tools N]";
+    --stateless] [--redis URL]) [--tools N] [--otel]";
 
 impl ServerArgs {
     /// Parses the arguments after the program name.
@@ -46,6 +50,7 @@ impl ServerArgs {
         let mut stateful = true;
         let mut tools = 0;
         let mut redis = None;
+        let mut otel = false;
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--stdio" => stdio = true,
@@ -53,6 +58,7 @@ impl ServerArgs {
                 "--stateful" => stateful = true,
                 "--stateless" => stateful = false,
                 "--redis" => redis = Some(args.next().context("--redis needs a URL")?),
+                "--otel" => otel = true,
                 "--tools" => {
                     tools = args
                         .next()
@@ -71,7 +77,12 @@ impl ServerArgs {
         if redis.is_some() && mode == Mode::Stdio {
             bail!("--redis needs --http; {USAGE}");
         }
-        Ok(Self { mode, tools, redis })
+        Ok(Self {
+            mode,
+            tools,
+            redis,
+            otel,
+        })
     }
 }
 
@@ -99,8 +110,10 @@ mod tests {
                 mode: Mode::Stdio,
                 tools: 3,
                 redis: None,
+                otel: false,
             }
         );
+        assert!(parse(&["--otel", "--stdio"]).unwrap().otel);
         assert_eq!(
             parse(&["--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/"])
                 .unwrap()

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
+mod otel;
+
 /// Workspace crates each library crate may depend on (normal dependencies).
 const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mcp-rs-error", &[]),
@@ -15,14 +17,26 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     // Only behind its `transport-http` feature (see OPTIONAL_ONLY): `OAuthClient` as the
     // HTTP client transport's `AuthProvider`.
     ("mcp-rs-auth", &["mcp-rs-transport-http"]),
-    // mcp-macros only behind the `macros` feature (see OPTIONAL_ONLY).
+    // mcp-macros only behind the `macros` feature, mcp-otel only behind `otel` (see
+    // OPTIONAL_ONLY).
     (
         "mcp-rs-server",
-        &["mcp-rs-types", "mcp-rs-jsonrpc", "mcp-rs-macros"],
+        &[
+            "mcp-rs-types",
+            "mcp-rs-jsonrpc",
+            "mcp-rs-macros",
+            "mcp-rs-otel",
+        ],
     ),
     // A proc-macro crate: the code it generates names mcp-server, it never depends on it.
     ("mcp-rs-macros", &[]),
-    ("mcp-rs-client", &["mcp-rs-types", "mcp-rs-jsonrpc"]),
+    (
+        "mcp-rs-client",
+        &["mcp-rs-types", "mcp-rs-jsonrpc", "mcp-rs-otel"],
+    ),
+    // The OpenTelemetry bridge implements mcp-jsonrpc's trace propagator; it is below the
+    // server and the client, which reach it through their `otel` features.
+    ("mcp-rs-otel", &["mcp-rs-jsonrpc"]),
     // The Redis stores implement the server's and the HTTP transport's extension points.
     (
         "mcp-rs-redis",
@@ -117,6 +131,16 @@ const OPTIONAL_ONLY: &[(&str, &str, &str)] = &[
         "jsonschema",
         "output schema validation is the `jsonschema` feature of mcp-client",
     ),
+    (
+        "mcp-rs-server",
+        "mcp-rs-otel",
+        "OpenTelemetry is the `otel` feature of mcp-server",
+    ),
+    (
+        "mcp-rs-client",
+        "mcp-rs-otel",
+        "OpenTelemetry is the `otel` feature of mcp-client",
+    ),
 ];
 
 /// tokio features that mean real IO, forbidden where a crate must stay transport-free.
@@ -124,8 +148,13 @@ const IO_TOKIO_FEATURES: &[&str] = &["net", "process", "fs", "io-std", "full"];
 const TOKIO_NO_IO: &[&str] = &["mcp-rs-jsonrpc", "mcp-rs-server", "mcp-rs-client"];
 
 pub(crate) fn check_deps() -> Result<()> {
-    let meta = crate::cargo_metadata(&crate::workspace_root())?;
-    let violations = violations(&meta)?;
+    let root = crate::workspace_root();
+    let meta = crate::cargo_metadata(&root)?;
+    let mut violations = violations(&meta)?;
+    violations.extend(otel::otel_in_default_features(&meta)?);
+    let lock =
+        std::fs::read_to_string(root.join("Cargo.lock")).context("could not read Cargo.lock")?;
+    violations.extend(otel::otel_versions(&lock));
     if violations.is_empty() {
         eprintln!("check-deps: the crate DAG holds");
         Ok(())
@@ -146,6 +175,13 @@ fn violations(meta: &Value) -> Result<Vec<String>> {
         .as_array()
         .context("cargo metadata has no packages")?;
     let members: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    // Binary crates (the `mcp` command line): programs, not dependencies.
+    let binaries: Vec<&str> = packages
+        .iter()
+        .filter(|p| is_binary_crate(p))
+        .filter_map(|p| p["name"].as_str())
+        .filter(|n| *n != "xtask")
+        .collect();
     let allowed: BTreeMap<&str, &[&str]> = ALLOWED_INTERNAL.iter().copied().collect();
     let mut found = Vec::new();
     for pkg in packages {
@@ -159,6 +195,13 @@ fn violations(meta: &Value) -> Result<Vec<String>> {
             let normal = dep["kind"].is_null();
             if dep_name == "xtask" {
                 found.push(format!("{name} -> xtask: nothing may depend on xtask"));
+                continue;
+            }
+            if binaries.contains(&dep_name) {
+                found.push(format!(
+                    "{name} -> {dep_name}: {dep_name} is a binary crate (no library); nothing \
+                     may depend on it"
+                ));
                 continue;
             }
             if !normal {
@@ -197,6 +240,23 @@ fn violations(meta: &Value) -> Result<Vec<String>> {
         }
     }
     Ok(found)
+}
+
+/// Whether a package of `cargo metadata` is a binary crate: it lists targets, and none is a
+/// library (`lib`, `rlib`, `proc-macro`, ...).
+pub(crate) fn is_binary_crate(pkg: &Value) -> bool {
+    let Some(targets) = pkg["targets"].as_array().filter(|t| !t.is_empty()) else {
+        return false;
+    };
+    let not_library = ["bin", "test", "bench", "example", "custom-build"];
+    !targets.iter().any(|target| {
+        target["kind"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .any(|kind| !not_library.contains(&kind))
+    })
 }
 
 #[cfg(test)]
@@ -304,6 +364,30 @@ mod tests {
             vec![
                 "mcp-rs-server -> jsonschema is not optional: JSON Schema validation of raw tools \
                  is the `jsonschema` feature of mcp-server"
+                    .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn binary_crates_are_told_apart_and_nothing_depends_on_them() {
+        let lib = json!({"targets": [{"kind": ["lib"]}, {"kind": ["test"]}]});
+        let proc_macro = json!({"targets": [{"kind": ["proc-macro"]}]});
+        let bin = json!({"targets": [{"kind": ["bin"]}, {"kind": ["custom-build"]}]});
+        assert!(!is_binary_crate(&lib));
+        assert!(!is_binary_crate(&proc_macro));
+        assert!(is_binary_crate(&bin));
+        assert!(!is_binary_crate(&json!({"name": "no targets listed"})));
+
+        let mut m = meta(&[("mcp-rs-client", "mcp-rs-cli", Some("dev"))]);
+        m["packages"].as_array_mut().unwrap().push(
+            json!({"name": "mcp-rs-cli", "dependencies": [], "targets": [{"kind": ["bin"]}]}),
+        );
+        assert_eq!(
+            violations(&m).unwrap(),
+            vec![
+                "mcp-rs-client -> mcp-rs-cli: mcp-rs-cli is a binary crate (no library); \
+                 nothing may depend on it"
                     .to_string()
             ]
         );

@@ -11,11 +11,15 @@
 //!   page), with `npm ci` into
 //!   `.tools/npm/`, run on Node 22; each is then checked to be installed at its pinned
 //!   version.
-//! - The Python peers of `xtask/peers/requirements.txt` (the `mcp` SDK and its pinned
-//!   dependency closure), into the virtual environment `.tools/venv/`.
-//! - `redis-server` and `haproxy` from the distribution's packages (`apt-get`, as root),
-//!   pinned by major.minor version (see `debian.rs`): the scale-out tests' shared store and
-//!   load balancer.
+//! - The Python peers of `xtask/peers/requirements.txt` (the `mcp` SDK, `opentelemetry-sdk`
+//!   for the OpenTelemetry interop tests, and their pinned dependency closure), into the
+//!   virtual environment `.tools/venv/`, each then checked to be installed at its pin.
+//! - The Python SDK 1.x of `xtask/peers/requirements-mcp1.txt` (pinned, with its dependency
+//!   closure) into a second virtual environment, `.tools/venv-mcp1/`, each pin then checked:
+//!   the handshake-era stdio server that `mcp proxy` bridges for 2026-07-28 clients.
+//! - `redis-server`, `haproxy` and `tmux` from the distribution's packages (`apt-get`, as
+//!   root), pinned by major.minor version (see `debian.rs`): the scale-out tests' shared store
+//!   and load balancer, and the terminal the `mcp` command line's interactive tests drive.
 //! - `chromium` and `chromium-driver` from the distribution's packages, checked to be one
 //!   build of at least a pinned major (see `debian.rs`): the MCP Apps browser test's headless
 //!   browser and its WebDriver.
@@ -23,8 +27,9 @@
 //! Each step is skipped when a stamp file shows it already ran with the same inputs, so a
 //! second run is a fast no-op. The result is described in `.tools/tools.env` and by
 //! [`env_vars`], which is what tests read (`MCP_TEST_NODE`, `MCP_TEST_NPM_BIN`,
-//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE_MODULES`, `MCP_TEST_REDIS_SERVER`, `MCP_TEST_HAPROXY`,
-//! `MCP_TEST_CHROMIUM`, `MCP_TEST_CHROMEDRIVER`).
+//! `MCP_TEST_PYTHON`, `MCP_TEST_PYTHON_MCP1`, `MCP_TEST_NODE_MODULES`,
+//! `MCP_TEST_REDIS_SERVER`, `MCP_TEST_HAPROXY`, `MCP_TEST_TMUX`, `MCP_TEST_CHROMIUM`,
+//! `MCP_TEST_CHROMEDRIVER`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -53,10 +58,15 @@ pub(crate) struct Tools {
     pub(crate) npm_bin: PathBuf,
     /// The Python interpreter of the virtual environment, `.tools/venv/bin/python`.
     pub(crate) python: PathBuf,
+    /// The Python interpreter of the Python SDK 1.x's virtual environment,
+    /// `.tools/venv-mcp1/bin/python`.
+    pub(crate) python_mcp1: PathBuf,
     /// `redis-server`, from the Debian package (absolute path).
     pub(crate) redis_server: PathBuf,
     /// `haproxy`, from the Debian package (absolute path).
     pub(crate) haproxy: PathBuf,
+    /// `tmux`, from the Debian package (absolute path).
+    pub(crate) tmux: PathBuf,
     /// `chromium`, from the Debian package (absolute path).
     pub(crate) chromium: PathBuf,
     /// `chromedriver`, from the Debian package `chromium-driver` (absolute path).
@@ -106,8 +116,10 @@ pub(crate) fn tools() -> Tools {
             .join("bin/node"),
         npm_bin: root.join("npm/node_modules/.bin"),
         python: root.join("venv/bin/python"),
+        python_mcp1: root.join("venv-mcp1/bin/python"),
         redis_server: debian::redis_server_path(),
         haproxy: debian::haproxy_path(),
+        tmux: debian::tmux_path(),
         chromium: debian::chromium_path(),
         chromedriver: debian::chromedriver_path(),
         root,
@@ -123,6 +135,7 @@ pub(crate) fn setup() -> Result<Tools> {
     install_node(&tools)?;
     install_npm_peers(&tools)?;
     install_python_peers(&tools)?;
+    install_python_mcp1(&tools)?;
     debian::install_packages(&tools)?;
     debian::install_browser(&tools)?;
     // Lets plain `.mjs` scripts in xtask/peers/ import the npm peers by bare name (ESM
@@ -181,9 +194,11 @@ fn locations(tools: &Tools) -> Vec<(String, String)> {
         ("MCP_TEST_NODE".to_owned(), s(&tools.node)),
         ("MCP_TEST_NPM_BIN".to_owned(), s(&tools.npm_bin)),
         ("MCP_TEST_PYTHON".to_owned(), s(&tools.python)),
+        ("MCP_TEST_PYTHON_MCP1".to_owned(), s(&tools.python_mcp1)),
         ("MCP_TEST_NODE_MODULES".to_owned(), s(&tools.node_modules())),
         ("MCP_TEST_REDIS_SERVER".to_owned(), s(&tools.redis_server)),
         ("MCP_TEST_HAPROXY".to_owned(), s(&tools.haproxy)),
+        ("MCP_TEST_TMUX".to_owned(), s(&tools.tmux)),
         ("MCP_TEST_CHROMIUM".to_owned(), s(&tools.chromium)),
         ("MCP_TEST_CHROMEDRIVER".to_owned(), s(&tools.chromedriver)),
     ]
@@ -417,17 +432,107 @@ fn install_python_peers(tools: &Tools) -> Result<()> {
     let mut check = Command::new(&tools.python);
     check.args([
         "-c",
-        "import mcp, mcp.client.stdio, mcp.client.streamable_http",
+        "import mcp, mcp.client.stdio, mcp.client.streamable_http, opentelemetry.sdk.trace",
     ]);
     run_quiet(
         &mut check,
-        "python -c 'import mcp'",
-        "the mcp package in the venv",
+        "python -c 'import mcp, opentelemetry.sdk.trace'",
+        "the mcp and opentelemetry-sdk packages in the venv",
+    )?;
+    let mut versions = Command::new(&tools.python);
+    versions.args(["-c", PINS_INSTALLED]).arg(&requirements);
+    run_quiet(
+        &mut versions,
+        "every pin of xtask/peers/requirements.txt installed at its version",
+        "pip to have installed the pinned versions",
     )?;
     stamp.write()?;
     eprintln!("setup: python peers ok");
     Ok(())
 }
+
+/// Step 3b: a second virtual environment, `.tools/venv-mcp1`, with the Python SDK 1.x of
+/// `xtask/peers/requirements-mcp1.txt` (it cannot share the first one with the 2.x SDK), each
+/// pin checked to be installed at its version.
+fn install_python_mcp1(tools: &Tools) -> Result<()> {
+    let requirements = peers_dir().join("requirements-mcp1.txt");
+    let reqs = read(&requirements)?;
+    let base = base_python_version()?;
+    let dir = tools.root.join("venv-mcp1");
+    let stamp = Stamp::new(&tools.root, &[base.as_bytes(), &reqs]).named("venv-mcp1.stamp");
+    if stamp.matches() && tools.python_mcp1.exists() {
+        eprintln!(
+            "setup: python SDK 1.x already installed ({})",
+            dir.display()
+        );
+        return Ok(());
+    }
+    eprintln!(
+        "setup: creating {} ({base}) and installing xtask/peers/requirements-mcp1.txt from PyPI",
+        dir.display()
+    );
+    stamp.clear();
+    let _ = fs::remove_dir_all(&dir);
+    let mut venv = Command::new("python3");
+    venv.arg("-m").arg("venv").arg(&dir);
+    run_quiet(
+        &mut venv,
+        "python3 -m venv (venv-mcp1)",
+        "python3 with the venv module (Debian: python3-venv)",
+    )?;
+    let mut pip = Command::new(&tools.python_mcp1);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--no-input",
+        "--disable-pip-version-check",
+        "-r",
+    ])
+    .arg(&requirements);
+    run_quiet(
+        &mut pip,
+        "pip install -r xtask/peers/requirements-mcp1.txt",
+        "pip in the venv",
+    )?;
+    let mut check = Command::new(&tools.python_mcp1);
+    check.args(["-c", "import mcp.server.fastmcp, mcp.server.stdio"]);
+    run_quiet(
+        &mut check,
+        "python -c 'import mcp.server.fastmcp' (venv-mcp1)",
+        "the mcp 1.x package in venv-mcp1",
+    )?;
+    let mut versions = Command::new(&tools.python_mcp1);
+    versions.args(["-c", PINS_INSTALLED]).arg(&requirements);
+    run_quiet(
+        &mut versions,
+        "every pin of xtask/peers/requirements-mcp1.txt installed at its version",
+        "pip to have installed the pinned versions",
+    )?;
+    stamp.write()?;
+    eprintln!("setup: python SDK 1.x ok");
+    Ok(())
+}
+
+/// A Python program checking that every `name==version` line of the requirements file (its
+/// argument) is installed at that version, naming each one that is not.
+const PINS_INSTALLED: &str = r##"
+import sys, importlib.metadata as md
+wrong = []
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if not line:
+        continue
+    name, _, pinned = line.partition("==")
+    try:
+        found = md.version(name)
+    except md.PackageNotFoundError:
+        found = "not installed"
+    if found != pinned:
+        wrong.append(f"{name}: pinned {pinned}, found {found}")
+if wrong:
+    sys.exit("\n".join(wrong))
+"##;
 
 /// `node --version` of `node`, if it runs.
 fn node_version(node: &Path) -> Option<String> {

@@ -8,7 +8,8 @@
 //! when the call carries a progress token, so that its answer is an SSE stream of three
 //! events). `--redis URL` puts every store on Redis (`mcp-redis`) as a scale-out deployment
 //! does: events, the session directory (this instance's URL is its bound address), session
-//! snapshots and the event bus (no task store: no call runs as a task here).
+//! snapshots and the event bus (no task store: no call runs as a task here). `--otel` sets up
+//! `mcp_server::otel::init()` first (OTLP over HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT`).
 
 use std::io::Write as _;
 use std::sync::Arc;
@@ -81,6 +82,12 @@ fn builder(extra_tools: usize) -> mcp_server::ServerBuilder {
 
 fn main() -> Result<()> {
     let args = ServerArgs::parse(std::env::args().skip(1))?;
+    // Outside the runtime, so that it is dropped (flushing, blocking) after the runtime.
+    let _otel = args
+        .otel
+        .then(mcp_server::otel::init)
+        .transpose()
+        .context("setting up OpenTelemetry")?;
     let builder = builder(args.tools);
     match args.mode {
         Mode::Stdio => tokio::runtime::Builder::new_current_thread()

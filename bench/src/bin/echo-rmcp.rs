@@ -86,6 +86,9 @@ fn main() -> Result<()> {
     if args.redis.is_some() {
         anyhow::bail!("echo-rmcp has no Redis stores (--redis is echo-ours only)");
     }
+    if args.otel {
+        anyhow::bail!("--otel is echo-ours only");
+    }
     match args.mode {
         Mode::Stdio => tokio::runtime::Builder::new_current_thread()
             .enable_all()

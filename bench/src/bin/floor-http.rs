@@ -27,6 +27,9 @@ fn main() -> Result<()> {
     if args.redis.is_some() {
         bail!("floor-http has no stores (--redis is echo-ours only)");
     }
+    if args.otel {
+        bail!("--otel is echo-ours only");
+    }
     let floor = Arc::new(Floor::new(args.tools));
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

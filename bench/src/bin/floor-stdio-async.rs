@@ -22,6 +22,9 @@ fn main() -> Result<()> {
     if args.mode != Mode::Stdio {
         bail!("floor-stdio-async serves --stdio only");
     }
+    if args.otel {
+        bail!("--otel is echo-ours only");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()?;

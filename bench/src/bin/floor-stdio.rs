@@ -13,6 +13,9 @@ fn main() -> Result<()> {
     if args.mode != Mode::Stdio {
         bail!("floor-stdio serves --stdio only");
     }
+    if args.otel {
+        bail!("--otel is echo-ours only");
+    }
     let floor = Floor::new(args.tools);
     let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
     let mut output = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -9,7 +9,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::future::{Either, select};
-use mcp_jsonrpc::{Peer, RequestOptions, Transport};
+use mcp_jsonrpc::trace::{OperationSpan, SessionSpan};
+use mcp_jsonrpc::{ConnectionInfo, Peer, RequestOptions, Transport};
 use mcp_types::{
     ClientCapabilities, ClientTaskRequestsCapability, ClientTasksCapability, Discover,
     ElicitationCapability, ElicitationTasksCapability, Era, Implementation, JsonObject, Ping,
@@ -485,7 +486,19 @@ impl ClientBuilder {
     ///
     /// Dropping the future drops the connection (the transport is dropped unclosed).
     pub async fn connect<T: Transport>(self, transport: T) -> Result<(Client, Connection)> {
-        let plan = self.plan()?;
+        let mut plan = self.plan()?;
+        // The session's span (the conventions' session-duration measure), held by the
+        // `Connection` until it ends; never entered.
+        let session_span = SessionSpan::client();
+        // What the transport knows of the connection (the server's address, the session id
+        // once there is one), asked once, and only when the spans that record it may be
+        // wanted.
+        plan.connection =
+            OperationSpan::wanted_for_connection().then(|| Arc::new(transport.connection_info()));
+        let session_id_known = plan
+            .connection
+            .as_ref()
+            .is_some_and(|connection| session_span.record_connection(connection));
         let (received_tasks, task_runner) = ReceivedTasks::new(self.max_received_tasks);
         let shared = Arc::new(Shared {
             capabilities: plan.capabilities.clone(),
@@ -534,14 +547,16 @@ impl ClientBuilder {
             match select(opening, &mut run).await {
                 Either::Left((outcome, _)) => outcome,
                 Either::Right((end, _)) => {
-                    return Err(Error::Closed {
+                    let e = Error::Closed {
                         reason: match end {
                             Ok(()) => "the server closed the connection during initialization",
                             Err(_) => "the transport failed during initialization",
                         }
                         .to_owned(),
                         source: failure.get(),
-                    });
+                    };
+                    session_span.record_failure("closed", &e);
+                    return Err(e);
                 }
             }
         };
@@ -551,9 +566,16 @@ impl ClientBuilder {
                 // Disconnect: flush what is queued and close the transport.
                 peer.close();
                 let _ = run.await;
+                session_span.record_failure("initialize", &e);
                 return Err(e);
             }
         };
+        session_span.record_protocol_version(negotiated.init.protocol_version.as_str());
+        let connection = plan.connection;
+        if let (false, Some(connection)) = (session_id_known, &connection) {
+            // The answer to `initialize` may have brought one.
+            session_span.record_session_id(connection);
+        }
         let ping = match self.ping_interval {
             None => None,
             Some(every) => {
@@ -561,11 +583,13 @@ impl ClientBuilder {
                 if let Some(max) = defaults.max_total_timeout {
                     options = options.max_total_timeout(max);
                 }
-                Some(KeepAlive::new(every, options, negotiated.modern.as_ref())?)
+                let modern = negotiated.modern.as_ref();
+                Some(KeepAlive::new(every, options, modern, connection.clone())?)
             }
         };
         let running = Arc::new(RunState::default());
-        let connection = Connection::new(run, peer.clone(), ping, running.clone());
+        let connection_future =
+            Connection::new(run, peer.clone(), ping, running.clone(), session_span);
         let client = Client::new(Inner {
             shared,
             peer,
@@ -575,8 +599,9 @@ impl ClientBuilder {
             modern: negotiated.modern,
             defaults,
             strict: self.strict,
+            connection,
         });
-        Ok((client, connection))
+        Ok((client, connection_future))
     }
 
     /// The opening exchange's plan, after checking the configured version against the era.
@@ -610,6 +635,7 @@ impl ClientBuilder {
             max_total_timeout: self.max_total_timeout,
             memory: self.memory.clone(),
             max_input_rounds: self.max_input_rounds,
+            connection: None,
         })
     }
 }
@@ -672,6 +698,8 @@ impl ClientBuilder {
 #[must_use = "the connection does nothing unless polled: spawn it, or poll it alongside the calls"]
 pub struct Connection {
     fut: BoxFuture<Result<()>>,
+    /// The session's span: it ends when this does.
+    session_span: SessionSpan,
     /// Told of the first poll, or of a drop without one.
     running: Arc<RunState>,
     /// Whether this future has been polled (so that the shared state is written once).
@@ -690,6 +718,7 @@ impl Connection {
         peer: Peer,
         ping: Option<KeepAlive>,
         running: Arc<RunState>,
+        session_span: SessionSpan,
     ) -> Self {
         let fut = async move {
             let end = match ping {
@@ -710,6 +739,7 @@ impl Connection {
         };
         Connection {
             fut: Box::pin(fut),
+            session_span,
             running,
             polled: false,
         }
@@ -724,7 +754,16 @@ impl Future for Connection {
             self.polled = true;
             self.running.polled();
         }
-        self.fut.as_mut().poll(cx)
+        let end = self.fut.as_mut().poll(cx);
+        if let Poll::Ready(Err(e)) = &end {
+            let error_type = match e {
+                Error::PingFailed(_) => "ping_failed",
+                Error::Transport(_) => "transport",
+                _ => "_OTHER",
+            };
+            self.session_span.record_failure(error_type, e);
+        }
+        end
     }
 }
 
@@ -743,10 +782,17 @@ struct KeepAlive {
     options: RequestOptions,
     method: &'static str,
     params: Box<serde_json::value::RawValue>,
+    /// What the transport said of the connection, for the pings' spans.
+    connection: Option<Arc<ConnectionInfo>>,
 }
 
 impl KeepAlive {
-    fn new(every: Duration, options: RequestOptions, modern: Option<&Modern>) -> Result<Self> {
+    fn new(
+        every: Duration,
+        options: RequestOptions,
+        modern: Option<&Modern>,
+        connection: Option<Arc<ConnectionInfo>>,
+    ) -> Result<Self> {
         let (method, params) = match modern {
             None => (Ping::METHOD, JsonObject::new()),
             Some(modern) => (
@@ -761,6 +807,7 @@ impl KeepAlive {
             options,
             method,
             params,
+            connection,
         })
     }
 
@@ -773,10 +820,18 @@ impl KeepAlive {
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             interval.tick().await;
-            match peer
-                .request_with(self.method, Some(self.params.clone()), self.options.clone())
-                .await
-            {
+            let params = Some(self.params.clone());
+            let options = self.options.clone();
+            let connection = self.connection.as_deref();
+            let ping = mcp_jsonrpc::trace::request_on(
+                &peer,
+                self.method,
+                params,
+                options,
+                None,
+                connection,
+            );
+            match ping.await {
                 Ok(_) => tracing::trace!("keep-alive ping answered"),
                 Err(mcp_jsonrpc::Error::Closed { .. }) => std::future::pending::<()>().await,
                 Err(e) => return Error::from_jsonrpc(e, self.method, None),

@@ -14,6 +14,7 @@ use std::sync::PoisonError;
 
 use futures::Stream;
 use futures::stream::{self, StreamExt, TryStreamExt};
+use mcp_jsonrpc::trace::TraceContext;
 use mcp_jsonrpc::{Progress, RequestOptions};
 use mcp_types::{
     CallTool, CallToolRequestParams, CallToolResult, Complete, CompleteRequestParams,
@@ -170,16 +171,18 @@ impl Client {
         let name = params.name.clone();
         // A tool that runs only as a task (2025-11-25): call it as one, wait for the result.
         if self.needs_task(&name) {
-            let result = match self.call_tool_as_task(params, None).await? {
-                crate::ToolCallOutcome::Complete(result) => result,
-                crate::ToolCallOutcome::Task(task) => self.task_result(&task.task_id).await?,
+            let result = match self.tool_task(params, None).await? {
+                (crate::ToolCallOutcome::Complete(result), _) => result,
+                (crate::ToolCallOutcome::Task(task), call) => {
+                    self.follow_task(&task.task_id, call.as_ref()).await?
+                }
             };
             self.inner.shared.schemas.check(&name, &result)?;
             return Ok(result);
         }
         let limits = options.limits(&self.inner.defaults);
         let options = options.to_request_options(&self.inner.defaults);
-        let result = match self.call_tool_once(&params, options.clone(), limits).await {
+        let (result, call) = match self.call_tool_once(&params, options.clone(), limits).await {
             // A server that checks `Mcp-Param-*` refused a call of a tool this client has not
             // listed, so it sent none: list the tools, then try once more if that taught the
             // client the tool.
@@ -200,7 +203,7 @@ impl Client {
         };
         // A task: the server chose one (2026-07-28); follow it to its end.
         if Client::is_task_handle(&result)
-            && let Some(finished) = self.finish_task(&result).await?
+            && let Some(finished) = self.finish_task(&result, call.as_ref()).await?
         {
             self.inner.shared.schemas.check(&name, &finished)?;
             return Ok(finished);
@@ -217,7 +220,7 @@ impl Client {
         params: &CallToolRequestParams,
         mut options: RequestOptions,
         limits: Limits,
-    ) -> Result<Box<RawValue>> {
+    ) -> Result<(Box<RawValue>, Option<TraceContext>)> {
         if self.inner.modern.is_some()
             && let Some(arguments) = &params.arguments
             && let Some(headers) = self
@@ -228,7 +231,10 @@ impl Client {
         {
             options = options.extension(headers);
         }
-        self.call(CallTool::METHOD, params, options, limits).await
+        let (outcome, call) = self
+            .call_spanned(CallTool::METHOD, params, options, limits)
+            .await;
+        outcome.map(|raw| (raw, call))
     }
 
     /// Calls a tool and asks for progress: returns the progress receiver and the call's

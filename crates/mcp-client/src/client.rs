@@ -3,18 +3,21 @@
 
 use std::sync::Arc;
 
-use mcp_jsonrpc::{Peer, RequestOptions};
+use mcp_jsonrpc::trace::{self, OperationSpan, TraceContext};
+use mcp_jsonrpc::{ConnectionInfo, Peer, RequestOptions};
 use mcp_types::{
     ClientCapabilities, Discover, DiscoverResult, EmptyParams, Era, Implementation,
     InitializeResult, Notification, ProtocolVersion, Request, ServerCapabilities,
 };
 use serde_json::value::RawValue;
+use tracing::{Instrument as _, Span};
 
 use crate::call_options::{CallOptions, Defaults, Limits};
 use crate::error::{Error, Result, Side};
 use crate::modern::{self, Modern};
 use crate::running::RunState;
 use crate::shared::Shared;
+use crate::telemetry;
 
 /// Closes the connection when the last [`Client`] handle goes away.
 struct CloseOnDrop(Peer);
@@ -37,6 +40,9 @@ pub(crate) struct Inner {
     pub(crate) modern: Option<Modern>,
     pub(crate) defaults: Defaults,
     pub(crate) strict: bool,
+    /// What the transport said of the connection, for the spans; asked only when a
+    /// subscriber wanted them when the client connected.
+    pub(crate) connection: Option<Arc<ConnectionInfo>>,
 }
 
 /// A connected MCP client: a cheap, cloneable handle.
@@ -170,14 +176,64 @@ impl Client {
         options: RequestOptions,
         limits: Limits,
     ) -> Result<Box<RawValue>> {
+        self.call_spanned(method, params, options, limits).await.0
+    }
+
+    /// [`call`](Self::call), inside the call's client span (the conventions': named, its
+    /// context in `_meta`, its outcome recorded), and that span's context for what
+    /// continues the call's trace (following a task to its result); `None` with no
+    /// subscriber or no propagator.
+    pub(crate) async fn call_spanned<P: serde::Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+        options: RequestOptions,
+        limits: Limits,
+    ) -> (Result<Box<RawValue>>, Option<TraceContext>) {
+        let mut span = OperationSpan::new(trace::Side::Sender, method);
+        if !span.is_enabled() {
+            return (self.send(method, params, options, limits, None).await, None);
+        }
+        if let Some(connection) = &self.inner.connection {
+            span.record_connection(connection);
+        }
+        // Not entered here: `tracing-opentelemetry` starts the OpenTelemetry span when the
+        // `tracing` span is first entered, and takes its name then; `send` enters it around
+        // the exchange, once `describe` has named it after its tool or prompt.
+        let outcome = self
+            .send(method, params, options, limits, Some(&mut span))
+            .await;
+        telemetry::record(&span, &outcome);
+        let context = outcome.is_ok().then(|| span.context()).flatten();
+        (outcome, context)
+    }
+
+    async fn send<P: serde::Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+        options: RequestOptions,
+        limits: Limits,
+        span: Option<&mut OperationSpan>,
+    ) -> Result<Box<RawValue>> {
         let inner = &self.inner;
         inner.running.ensure().await?;
         let Some(modern) = &inner.modern else {
-            let raw = serde_json::value::to_raw_value(params)
+            let mut raw = serde_json::value::to_raw_value(params)
                 .map_err(|e| Error::decode(method, "params", e))?;
+            let mut options = options;
+            let mut entered = Span::none();
+            if let Some(span) = span {
+                let id = inner.peer.next_id();
+                let version = inner.init.protocol_version.as_str();
+                raw = telemetry::describe_raw(span, method, raw, &id, version);
+                options = options.id(id);
+                entered = span.span().clone();
+            }
             return inner
                 .peer
                 .request_with(method, Some(raw), options)
+                .instrument(entered)
                 .await
                 .map_err(|e| self.map_err(e, method));
         };
@@ -185,7 +241,15 @@ impl Client {
         let params =
             serde_json::to_value(params).map_err(|e| Error::decode(method, "params", e))?;
         modern
-            .request(&inner.peer, &inner.shared, method, params, options, limits)
+            .request(
+                &inner.peer,
+                &inner.shared,
+                method,
+                params,
+                options,
+                limits,
+                span,
+            )
             .await
     }
 
@@ -219,9 +283,9 @@ impl Client {
         }
         let raw = serde_json::value::to_raw_value(&params)
             .map_err(|e| Error::decode(N::METHOD, "params", e))?;
-        self.inner
-            .peer
-            .notify(N::METHOD, Some(raw))
+        let version = Some(self.inner.init.protocol_version.as_str());
+        let connection = self.inner.connection.as_deref();
+        mcp_jsonrpc::trace::notify_on(&self.inner.peer, N::METHOD, Some(raw), version, connection)
             .await
             .map_err(|e| self.map_err(e, N::METHOD))
     }

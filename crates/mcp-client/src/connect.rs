@@ -2,9 +2,10 @@
 //! `notifications/initialized` (handshake era), `server/discover` (2026-07-28), or the dual-era
 //! probe that tries the second and falls back to the first.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_jsonrpc::{Peer, RequestOptions};
+use mcp_jsonrpc::{ConnectionInfo, Peer, RequestOptions};
 use mcp_types::{
     ClientCapabilities, Discover, DiscoverResult, EmptyParams, Era, Implementation, Initialize,
     InitializeRequestParams, InitializeResult, Initialized, JsonObject, Notification as _,
@@ -31,6 +32,8 @@ pub(crate) struct Plan {
     pub(crate) max_total_timeout: Option<Duration>,
     pub(crate) memory: Option<(EraMemory, String)>,
     pub(crate) max_input_rounds: u32,
+    /// What the transport said of the connection, for the spans (when they are wanted).
+    pub(crate) connection: Option<Arc<ConnectionInfo>>,
 }
 
 /// What the opening exchange settled.
@@ -149,10 +152,16 @@ async fn discover(
         let params = modern.with_meta(method, Value::Object(JsonObject::new()))?;
         let raw = serde_json::value::to_raw_value(&params)
             .map_err(|e| Error::decode(method, "params", e))?;
-        let answer = peer
-            .request_with(method, Some(raw), plan.options(timeout))
-            .await
-            .map_err(|e| Error::from_jsonrpc(e, method, failure.get()));
+        let answer = mcp_jsonrpc::trace::request_on(
+            peer,
+            method,
+            Some(raw),
+            plan.options(timeout),
+            Some(version.as_str()),
+            plan.connection.as_deref(),
+        )
+        .await
+        .map_err(|e| Error::from_jsonrpc(e, method, failure.get()));
         let raw = match answer {
             Ok(raw) => raw,
             Err(Error::VersionNotSupported { supported, .. }) if !retried => {
@@ -225,10 +234,16 @@ async fn initialize(peer: &Peer, failure: &FailureSlot, plan: &Plan) -> Result<N
     );
     let raw = serde_json::value::to_raw_value(&params)
         .map_err(|e| Error::decode(Initialize::METHOD, "params", e))?;
-    let result = peer
-        .request_with(Initialize::METHOD, Some(raw), plan.options(None))
-        .await
-        .map_err(map)?;
+    let result = mcp_jsonrpc::trace::request_on(
+        peer,
+        Initialize::METHOD,
+        Some(raw),
+        plan.options(None),
+        Some(plan.handshake_version.as_str()),
+        plan.connection.as_deref(),
+    )
+    .await
+    .map_err(map)?;
     let init: InitializeResult = serde_json::from_str(result.get())
         .map_err(|e| Error::decode(Initialize::METHOD, "result", e))?;
     if !HANDSHAKE_VERSIONS.contains(&init.protocol_version) {
@@ -242,7 +257,9 @@ async fn initialize(peer: &Peer, failure: &FailureSlot, plan: &Plan) -> Result<N
     }
     let raw = serde_json::value::to_raw_value(&EmptyParams::default())
         .map_err(|e| Error::decode(Initialized::METHOD, "params", e))?;
-    peer.notify(Initialized::METHOD, Some(raw))
+    let version = Some(init.protocol_version.as_str());
+    let connection = plan.connection.as_deref();
+    mcp_jsonrpc::trace::notify_on(peer, Initialized::METHOD, Some(raw), version, connection)
         .await
         .map_err(map)?;
     Ok(Negotiated {

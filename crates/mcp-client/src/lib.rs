@@ -131,6 +131,10 @@
 //!   module, whose `HeldSkill` reads a skill's files on demand (never ahead of need), each
 //!   verified against its entry (size, SHA-256 digest, `SKILL.md` frontmatter field by
 //!   field). Adds a YAML parser, `hmac-sha256` and `base64`.
+//! - `otel`: OpenTelemetry (the module `otel`, from the `mcp-otel` crate): the client's
+//!   calls exported as OpenTelemetry spans whose context goes to the server in
+//!   `params._meta` (W3C trace context), the MCP duration histograms, and `otel::init`,
+//!   which exports both with OTLP over HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT`.
 //!
 //! The crate depends on `mcp-types`, `mcp-jsonrpc`, `tokio` (`sync` and `time` only),
 //! `futures`, `serde`, `serde_json`, `thiserror` and `tracing`. The timers need a tokio
@@ -171,6 +175,8 @@ mod input;
 mod known_tools;
 mod listen;
 mod modern;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod output_schema;
 mod received_tasks;
 mod router;
@@ -181,6 +187,7 @@ pub mod skills;
 mod structured;
 mod subscription;
 mod tasks;
+mod telemetry;
 mod transport;
 mod versions;
 

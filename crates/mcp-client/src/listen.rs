@@ -86,8 +86,9 @@ impl Client {
         let failure = inner.shared.failure.clone();
         // Open for as long as the subscription lives: no timeout.
         let options = RequestOptions::new().id(id).without_timeout();
+        let version = modern.version().clone();
         let ending = async move {
-            peer.request_with(method, Some(raw), options)
+            mcp_jsonrpc::trace::request(&peer, method, Some(raw), options, Some(version.as_str()))
                 .await
                 .map(drop)
                 .map_err(|e| Error::from_jsonrpc(e, method, failure.get()))
@@ -157,7 +158,8 @@ impl Client {
             for uri in subscribed {
                 let raw = serde_json::value::to_raw_value(&ResourceRequestParams::new(uri))
                     .map_err(|e| Error::decode(Unsubscribe::METHOD, "params", e))?;
-                peer.request(Unsubscribe::METHOD, Some(raw))
+                let options = mcp_jsonrpc::RequestOptions::new();
+                mcp_jsonrpc::trace::request(&peer, Unsubscribe::METHOD, Some(raw), options, None)
                     .await
                     .map_err(|e| Error::from_jsonrpc(e, Unsubscribe::METHOD, failure.get()))?;
             }

@@ -6,6 +6,7 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use mcp_jsonrpc::trace::OperationSpan;
 use mcp_jsonrpc::{Peer, RequestOptions};
 use mcp_types::{
     CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, ClientCapabilities, Implementation,
@@ -15,11 +16,13 @@ use mcp_types::{
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use tracing::{Instrument as _, Span};
 
 use crate::call_options::Limits;
 use crate::error::{Error, Result};
 use crate::input;
 use crate::shared::Shared;
+use crate::telemetry;
 
 /// The default of [`ClientBuilder::max_input_rounds`](crate::ClientBuilder::max_input_rounds).
 pub(crate) const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
@@ -150,6 +153,11 @@ impl Modern {
     ///
     /// Each request and each answering of input is bounded by `limits.idle`, the whole call
     /// by `limits.total`.
+    ///
+    /// `span`, the call's span when a subscriber wants it, is described with the first
+    /// round's id, and its context goes in every round's `_meta`: the server's spans of all
+    /// rounds are its children, one trace.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn request(
         &self,
         peer: &Peer,
@@ -158,8 +166,9 @@ impl Modern {
         params: Value,
         options: RequestOptions,
         limits: Limits,
+        span: Option<&mut OperationSpan>,
     ) -> Result<Box<RawValue>> {
-        let rounds = self.rounds(peer, shared, method, params, options, limits.idle);
+        let rounds = self.rounds(peer, shared, method, params, options, limits.idle, span);
         match limits.total {
             Some(total) => tokio::time::timeout(total, rounds)
                 .await
@@ -168,6 +177,7 @@ impl Modern {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn rounds(
         &self,
         peer: &Peer,
@@ -176,6 +186,7 @@ impl Modern {
         params: Value,
         options: RequestOptions,
         idle: Option<Duration>,
+        span: Option<&mut OperationSpan>,
     ) -> Result<Box<RawValue>> {
         let cache_key = shared.cache.key(method, &params);
         if let Some(cached) = cache_key.as_ref().and_then(|k| shared.cache.get(k)) {
@@ -183,12 +194,28 @@ impl Modern {
             return Ok(cached);
         }
         let mut params = self.with_meta(method, params)?;
+        // The first round's id, chosen now for the span (each later round gets a fresh one).
+        let mut first_id = None;
+        // Entered around each round's exchange only once described: the OpenTelemetry span
+        // takes its name when the `tracing` span is first entered.
+        let mut entered = Span::none();
+        if let Some(span) = span {
+            let id = peer.next_id();
+            telemetry::describe_object(span, method, &mut params, &id, self.version.as_str());
+            first_id = Some(id);
+            entered = span.span().clone();
+        }
         let mut rounds = 0;
         loop {
             let raw = serde_json::value::to_raw_value(&params)
                 .map_err(|e| Error::decode(method, "params", e))?;
+            let round_options = match first_id.take() {
+                Some(id) => options.clone().id(id),
+                None => options.clone(),
+            };
             let result = peer
-                .request_with(method, Some(raw), options.clone())
+                .request_with(method, Some(raw), round_options)
+                .instrument(entered.clone())
                 .await
                 .map_err(|e| Error::from_jsonrpc(e, method, shared.failure.get()))?;
             let head: Head = serde_json::from_str(result.get())
@@ -228,7 +255,8 @@ impl Modern {
                 requests = asked.input_requests.as_ref().map_or(0, |r| r.len()),
                 "the server asked for input"
             );
-            let answering = input::answer(shared, asked.input_requests.unwrap_or_default());
+            let answering = input::answer(shared, asked.input_requests.unwrap_or_default())
+                .instrument(entered.clone());
             let answers = match idle {
                 Some(idle) => tokio::time::timeout(idle, answering)
                     .await

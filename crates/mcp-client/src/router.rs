@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use crate::handler::RequestContext;
 use crate::shared::Shared;
+use crate::telemetry;
 
 /// The [`Handler`] of the client's JSON-RPC connection.
 pub(crate) struct Router {
@@ -78,7 +79,35 @@ impl Router {
 }
 
 impl Handler for Router {
-    async fn handle_request(
+    fn handle_request(
+        &self,
+        request: Request,
+        ctx: mcp_jsonrpc::RequestContext,
+    ) -> impl Future<Output = Result<Box<RawValue>, ErrorObject>> + Send {
+        // The server span of the server's request, before its answer is first polled.
+        let span = telemetry::received(&request.method, request.params.as_deref(), Some(ctx.id()));
+        telemetry::traced(span, self.answer(request, ctx))
+    }
+
+    fn handle_notification(
+        &self,
+        notification: Notification,
+        _ctx: NotificationContext,
+    ) -> impl Future<Output = ()> + Send {
+        use futures::future::Either;
+        use tracing::Instrument as _;
+        let span = telemetry::received(&notification.method, notification.params.as_deref(), None);
+        let deliver = self.deliver(notification);
+        match span {
+            None => Either::Left(deliver),
+            Some(span) => Either::Right(deliver.instrument(span.span().clone())),
+        }
+    }
+}
+
+impl Router {
+    /// Answers one of the server's requests.
+    async fn answer(
         &self,
         request: Request,
         ctx: mcp_jsonrpc::RequestContext,
@@ -128,7 +157,8 @@ impl Handler for Router {
         }
     }
 
-    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
+    /// Hands a server notification to the subscriptions, the cache and the application.
+    async fn deliver(&self, notification: Notification) {
         let shared = &self.shared;
         let params = notification.params.as_deref();
         match ServerNotification::from_parts(&notification.method, params) {

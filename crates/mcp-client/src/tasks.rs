@@ -20,6 +20,7 @@ use std::time::Duration;
 use futures::StreamExt as _;
 use futures::stream::{self, BoxStream};
 use mcp_jsonrpc::RequestOptions;
+use mcp_jsonrpc::trace::TraceContext;
 use mcp_types::tasks_extension::{self, UpdateTaskRequestParams};
 use mcp_types::{
     CallTool, CallToolResult, CreateTaskResult, ErrorObject, GetTaskRequestParams, InputRequests,
@@ -179,6 +180,16 @@ impl Client {
         call: impl IntoCallToolParams,
         ttl: Option<Duration>,
     ) -> Result<ToolCallOutcome> {
+        self.tool_task(call, ttl).await.map(|(outcome, _)| outcome)
+    }
+
+    /// [`call_tool_as_task`](Self::call_tool_as_task), and the context of the call's span
+    /// (for the polls that follow the task: [`follow_task`](Self::follow_task)).
+    pub(crate) async fn tool_task(
+        &self,
+        call: impl IntoCallToolParams,
+        ttl: Option<Duration>,
+    ) -> Result<(ToolCallOutcome, Option<TraceContext>)> {
         let mut params = call.into_call_tool_params()?;
         if !self.modern() && self.server_takes_tool_tasks() {
             let mut task = TaskMetadata::default();
@@ -189,10 +200,10 @@ impl Client {
             idle: self.inner.defaults.request_timeout,
             total: self.inner.defaults.max_total_timeout,
         };
-        let raw = self
-            .call(CallTool::METHOD, &params, RequestOptions::new(), limits)
-            .await?;
-        outcome(&raw)
+        let (raw, context) = self
+            .call_spanned(CallTool::METHOD, &params, RequestOptions::new(), limits)
+            .await;
+        Ok((outcome(&raw?)?, context))
     }
 
     /// The task `task_id` (`tasks/get`).
@@ -340,11 +351,27 @@ impl Client {
     }
 
     /// A call that became a task, run to its end (see [`call_tool`](Self::call_tool)).
-    pub(crate) async fn finish_task(&self, raw: &RawValue) -> Result<Option<CallToolResult>> {
+    pub(crate) async fn finish_task(
+        &self,
+        raw: &RawValue,
+        call: Option<&TraceContext>,
+    ) -> Result<Option<CallToolResult>> {
         match outcome(raw)? {
             ToolCallOutcome::Complete(_) => Ok(None),
-            ToolCallOutcome::Task(task) => self.task_result(&task.task_id).await.map(Some),
+            ToolCallOutcome::Task(task) => self.follow_task(&task.task_id, call).await.map(Some),
         }
+    }
+
+    /// [`task_result`](Self::task_result) for a task a call of this client's became: its
+    /// polls in the call's trace (`call`: the context of the call's span), under a span of
+    /// the task's.
+    pub(crate) async fn follow_task(
+        &self,
+        task_id: &str,
+        call: Option<&TraceContext>,
+    ) -> Result<CallToolResult> {
+        let span = crate::telemetry::task_span(task_id, call);
+        tracing::Instrument::instrument(self.task_result(task_id), span).await
     }
 
     /// Whether a plain call of `name` must go as a task (2025-11-25: the tool requires it and

@@ -123,6 +123,9 @@
 //!   [`RequestContext::extensions`]. Nothing of it goes on the wire.
 //! - **Panics** in a handler are caught and answered -32603; the connection carries on.
 //! - Logging goes through `tracing`; nothing is printed.
+//! - **Tracing**: the W3C trace context that messages carry in `params._meta`, and the
+//!   seam an OpenTelemetry integration plugs into ([`trace::TracePropagator`]); see
+//!   [`trace`] for the spans `mcp-server` and `mcp-client` make.
 //!
 //! # Cargo features
 //!
@@ -155,6 +158,7 @@ mod handler;
 pub mod memory;
 mod message;
 mod peer;
+pub mod trace;
 mod transport;
 
 pub use boxed::{BoxTransport, BoxTransportError};
@@ -168,4 +172,4 @@ pub use handler::{
 pub use message::{Id, InvalidMessage, Message, Notification, ProgressToken, Request, Response};
 pub use peer::{Peer, Progress, RequestOptions};
 pub use tokio_util::sync::CancellationToken;
-pub use transport::Transport;
+pub use transport::{ConnectionInfo, SessionIdCell, Transport};

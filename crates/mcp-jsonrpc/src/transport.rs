@@ -1,6 +1,9 @@
 //! The [`Transport`] trait: the one thing a transport implements.
 
+use std::fmt;
 use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::connection::InlineRequests;
 use crate::message::Message;
@@ -30,6 +33,8 @@ use crate::message::Message;
 /// - [`close`](Self::close) flushes and shuts the transport down; the default does nothing.
 /// - [`accept_inline`](Self::accept_inline) is offered, once, a handle that runs requests in
 ///   the transport's own task instead of the connection's; the default declines it.
+/// - [`connection_info`](Self::connection_info) describes the connection for the
+///   OpenTelemetry attributes of the SDK's spans; the default knows nothing.
 ///
 /// To choose a transport at run time, wrap it in [`BoxTransport`](crate::BoxTransport).
 pub trait Transport: Send + 'static {
@@ -91,8 +96,202 @@ pub trait Transport: Send + 'static {
         false
     }
 
+    /// What the transport knows of its connection (the network transport and protocol, the
+    /// addresses of the MCP server and client, the session id), for the OpenTelemetry
+    /// attributes of the spans `mcp-server` and `mcp-client` make over it (see
+    /// [`trace`](crate::trace)). They call it once per connection, before it starts, and only
+    /// when a subscriber wants those spans; so it may allocate. The default knows nothing.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{ConnectionInfo, Message, Transport};
+    ///
+    /// /// A transport over a Unix domain socket (its sends and receives left out).
+    /// struct UnixSocket {
+    ///     path: String,
+    /// }
+    ///
+    /// impl Transport for UnixSocket {
+    ///     type Error = std::io::Error;
+    /// #   fn send(&mut self, _: Message)
+    /// #       -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+    /// #       async { Ok(()) }
+    /// #   }
+    /// #   async fn recv(&mut self) -> Result<Option<Message>, Self::Error> { Ok(None) }
+    ///     // ...
+    ///     fn connection_info(&self) -> ConnectionInfo {
+    ///         ConnectionInfo::new()
+    ///             .with_network_transport("unix")
+    ///             .with_server(self.path.clone(), None)
+    ///     }
+    /// }
+    ///
+    /// let info = UnixSocket { path: "/tmp/mcp.sock".into() }.connection_info();
+    /// assert_eq!(info.server_address.as_deref(), Some("/tmp/mcp.sock"));
+    /// ```
+    fn connection_info(&self) -> ConnectionInfo {
+        ConnectionInfo::default()
+    }
+
     /// Closes the transport. Called once, after the last send has completed.
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         async { Ok(()) }
+    }
+}
+
+/// What a [`Transport`] knows of its connection, from
+/// [`Transport::connection_info`]: the attributes of the OpenTelemetry conventions for MCP
+/// that describe it, each `None` where unknown. The spans of `mcp-server` and `mcp-client`
+/// record them (see [`trace`](crate::trace) for which span gets which).
+///
+/// The addresses are named by MCP role, whichever side the transport is on: a server-side
+/// HTTP transport knows the client's address (its peer) and its own; a client-side one knows
+/// the server's (from its URL).
+///
+/// ```
+/// use mcp_jsonrpc::{ConnectionInfo, SessionIdCell};
+///
+/// let info = ConnectionInfo::new()
+///     .with_network_transport("tcp")
+///     .with_network_protocol("http", Some("1.1"))
+///     .with_server("example.com", Some(443))
+///     .with_session_id(SessionIdCell::fixed("4f7c"));
+/// assert_eq!(info.server_port, Some(443));
+/// assert_eq!(info.session_id.and_then(|id| id.get()).as_deref(), Some("4f7c"));
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ConnectionInfo {
+    /// `network.transport`: `pipe` for stdio, `tcp` (or `quic`) for HTTP, `unix`, ...
+    pub network_transport: Option<&'static str>,
+    /// `network.protocol.name`, lowercase: `http`, `websocket`, ...
+    pub network_protocol_name: Option<&'static str>,
+    /// `network.protocol.version`: `1.1`, `2`, ...
+    pub network_protocol_version: Option<&'static str>,
+    /// `server.address`: the MCP server's domain name, IP address or Unix socket path.
+    pub server_address: Option<String>,
+    /// `server.port`: the MCP server's port.
+    pub server_port: Option<u16>,
+    /// `client.address`: the MCP client's domain name, IP address or Unix socket path.
+    pub client_address: Option<String>,
+    /// `client.port`: the MCP client's port.
+    pub client_port: Option<u16>,
+    /// `mcp.session.id`: the transport's session id, which may be learned (or change) while
+    /// the connection runs.
+    pub session_id: Option<SessionIdCell>,
+}
+
+impl ConnectionInfo {
+    /// Nothing known.
+    pub fn new() -> Self {
+        ConnectionInfo::default()
+    }
+
+    /// With `network.transport`.
+    #[must_use]
+    pub fn with_network_transport(mut self, transport: &'static str) -> Self {
+        self.network_transport = Some(transport);
+        self
+    }
+
+    /// With `network.protocol.name` and, if known, `network.protocol.version`.
+    #[must_use]
+    pub fn with_network_protocol(
+        mut self,
+        name: &'static str,
+        version: Option<&'static str>,
+    ) -> Self {
+        self.network_protocol_name = Some(name);
+        self.network_protocol_version = version;
+        self
+    }
+
+    /// With the MCP server's address and, if known, port.
+    #[must_use]
+    pub fn with_server(mut self, address: impl Into<String>, port: Option<u16>) -> Self {
+        self.server_address = Some(address.into());
+        self.server_port = port;
+        self
+    }
+
+    /// With the MCP client's address and, if known, port.
+    #[must_use]
+    pub fn with_client(mut self, address: impl Into<String>, port: Option<u16>) -> Self {
+        self.client_address = Some(address.into());
+        self.client_port = port;
+        self
+    }
+
+    /// With the MCP server's socket address (an IPv4-mapped IPv6 address as IPv4).
+    #[must_use]
+    pub fn with_server_socket(self, address: SocketAddr) -> Self {
+        self.with_server(
+            address.ip().to_canonical().to_string(),
+            Some(address.port()),
+        )
+    }
+
+    /// With the MCP client's socket address (an IPv4-mapped IPv6 address as IPv4).
+    #[must_use]
+    pub fn with_client_socket(self, address: SocketAddr) -> Self {
+        self.with_client(
+            address.ip().to_canonical().to_string(),
+            Some(address.port()),
+        )
+    }
+
+    /// With the session id `cell` holds (now or later).
+    #[must_use]
+    pub fn with_session_id(mut self, cell: SessionIdCell) -> Self {
+        self.session_id = Some(cell);
+        self
+    }
+}
+
+/// A session id that a transport may learn, or change, while its connection runs (an HTTP
+/// client learns it from the `initialize` response, and gets another when the server ends
+/// the session): the transport keeps a clone and [`set`](Self::set)s it; the spans read it
+/// with [`get`](Self::get). Clones share the value.
+///
+/// ```
+/// use mcp_jsonrpc::SessionIdCell;
+///
+/// let cell = SessionIdCell::new();
+/// let read = cell.clone();
+/// assert_eq!(read.get(), None);
+/// cell.set(Some("4f7c"));
+/// assert_eq!(read.get().as_deref(), Some("4f7c"));
+/// ```
+#[derive(Clone, Default)]
+pub struct SessionIdCell(Arc<RwLock<Option<Arc<str>>>>);
+
+impl SessionIdCell {
+    /// An empty cell.
+    pub fn new() -> Self {
+        SessionIdCell::default()
+    }
+
+    /// A cell holding `id`.
+    pub fn fixed(id: impl Into<Arc<str>>) -> Self {
+        SessionIdCell(Arc::new(RwLock::new(Some(id.into()))))
+    }
+
+    /// Replaces the session id (`None`: no session).
+    pub fn set(&self, id: Option<&str>) {
+        let id = id.map(Arc::from);
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = id;
+    }
+
+    /// The session id, if there is one now.
+    pub fn get(&self) -> Option<Arc<str>> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl fmt::Debug for SessionIdCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("SessionIdCell").field(&self.get()).finish()
     }
 }

@@ -343,8 +343,17 @@ impl Context {
     /// request's channel.
     async fn ask<M: mcp_types::Request>(&self, ask: Ask<'_, M>) -> Result<M::Result> {
         match self.inner.task.get() {
-            Some(link) => link.ask(&self.inner.peer, ask).await,
-            None => self.inner.input.request(&self.inner.peer, ask).await,
+            Some(link) => {
+                link.ask(&self.inner.peer, ask, self.protocol_version())
+                    .await
+            }
+            None => {
+                let version = self.protocol_version();
+                self.inner
+                    .input
+                    .request(&self.inner.peer, ask, version)
+                    .await
+            }
         }
     }
 

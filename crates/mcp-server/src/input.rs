@@ -56,6 +56,7 @@ impl Input {
         &self,
         peer: &Peer,
         ask: Ask<'_, M>,
+        version: &mcp_types::ProtocolVersion,
     ) -> Result<M::Result> {
         match self {
             Input::Peer { timeout } => {
@@ -64,7 +65,8 @@ impl Input {
                     Some(t) => RequestOptions::new().timeout(*t),
                     None => RequestOptions::new().without_timeout(),
                 };
-                let result = peer.request_with(M::METHOD, Some(raw), options).await?;
+                let result =
+                    crate::telemetry::request(peer, M::METHOD, raw, options, version).await?;
                 Ok(serde_json::from_str(result.get())?)
             }
             Input::Stateless(state) => {

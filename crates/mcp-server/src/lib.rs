@@ -117,6 +117,10 @@
 //!   their schemas read from the signature (see the guide page `guide::macros`).
 //! - `tracing-bridge`: `McpLogLayer`, a `tracing_subscriber::Layer` forwarding `tracing`
 //!   events to connected clients as log messages.
+//! - `otel`: OpenTelemetry (the module `otel`, from the `mcp-otel` crate): the server's
+//!   spans exported as OpenTelemetry spans continuing the client's trace (W3C trace context
+//!   in `params._meta`), the MCP duration histograms, and `otel::init`, which exports both
+//!   with OTLP over HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT`.
 //! - `skills`: the Skills extension (`io.modelcontextprotocol/skills`): Agent Skills from a
 //!   directory, from memory or generated, served with `skills/list`, `skills/get` and
 //!   `resources/directory/read` (`ServerBuilder::skills`, the module `skills`; YAML
@@ -158,6 +162,8 @@ mod input;
 mod listen;
 mod modern;
 mod notifier;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod persist;
 mod prompt;
 mod registry;
@@ -173,6 +179,7 @@ pub mod session_store;
 #[cfg(feature = "skills")]
 pub mod skills;
 pub mod tasks;
+mod telemetry;
 mod tool;
 mod tool_result;
 #[cfg(feature = "tracing-bridge")]
@@ -256,7 +263,7 @@ pub mod __private {
     }
 }
 
-pub use builder::ServerBuilder;
+pub use builder::{DEFAULT_PAGE_BYTES, ServerBuilder};
 pub use cache::{CacheHints, Cacheable};
 pub use completion::{CompletionRequest, IntoCompletion, MAX_COMPLETION_VALUES};
 pub use context::Context;

@@ -76,6 +76,11 @@ pub(crate) struct Head {
 }
 
 impl Head {
+    /// The protocol version the request names.
+    pub(crate) fn version(&self) -> Option<&mcp_types::ProtocolVersion> {
+        self.meta.protocol_version.as_ref()
+    }
+
     /// The head of `request`, `None` for a request of the legacy era (no `_meta` naming a
     /// protocol version), or -32602 for a `_meta` that names one but does not read.
     pub(crate) fn of(request: &Request) -> Option<Result<Head, ErrorObject>> {

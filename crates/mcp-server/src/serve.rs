@@ -8,8 +8,10 @@ use futures::StreamExt as _;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 
+use mcp_jsonrpc::trace::{OperationSpan, SessionSpan};
 use mcp_jsonrpc::{
-    Connection, Handler, Notification, NotificationContext, Request, RequestContext, Transport,
+    Connection, ConnectionInfo, Handler, Notification, NotificationContext, Request,
+    RequestContext, Transport,
 };
 use mcp_types::{
     ClientCapabilities, EmptyResult, ErrorObject, Initialize, InitializeRequestParams,
@@ -17,6 +19,7 @@ use mcp_types::{
 };
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
+use tracing::Instrument as _;
 
 use crate::context::{Context, ContextParts};
 use crate::error::{Error, Result, error_object, is_input_required};
@@ -28,6 +31,7 @@ use crate::server::{STATEFUL_VERSIONS, Server};
 use crate::service::McpRequest;
 use crate::session_state::{ClientState, InitState, SessionShared};
 use crate::session_store::SessionStore;
+use crate::telemetry;
 
 impl Server {
     /// Serves one session over `transport` until the client disconnects or the transport
@@ -135,10 +139,23 @@ impl Server {
         let persist = options
             .session_store
             .map(|(store, id)| Arc::new(Persist::new(store, id)));
+        // The session's span, for the conventions' session-duration metric: from here to the
+        // end of this future. Never entered, so the requests' spans are not its children.
+        let session_span = SessionSpan::server();
+        // What the transport knows of the connection (addresses, session id), asked once and
+        // only when the spans that record it may be wanted (a stateless HTTP service opens a
+        // session per request).
+        let connection =
+            OperationSpan::wanted_for_connection().then(|| Arc::new(transport.connection_info()));
+        if let Some(connection) = &connection {
+            session_span.record_connection(connection);
+        }
         let handler = SessionHandler {
             server: self.clone(),
             session: session.clone(),
             persist: persist.clone(),
+            session_span: session_span.clone(),
+            connection,
         };
         let (peer, connection) = Connection::new(transport, handler, inner.config.clone());
         if let Some(persist) = &persist {
@@ -150,6 +167,7 @@ impl Server {
                 |v| ProtocolVersion::negotiate(&v, STATEFUL_VERSIONS),
             );
             peer.set_batching(version.supports_batching());
+            session_span.record_protocol_version(version.as_str());
             session.assume(InitState {
                 capabilities: self.capabilities_for(&version),
                 client: Arc::new(ClientState {
@@ -168,11 +186,15 @@ impl Server {
         let notifier: BoxFuture<'static, std::convert::Infallible> =
             Box::pin(notifier(self.clone(), session, peer, log_rx));
         let mut notify: FuturesUnordered<_> = std::iter::once(notifier).collect();
-        tokio::select! {
+        let end = tokio::select! {
             biased;
-            result = connection.run() => result.map_err(Error::from),
+            result = connection.run() => result,
             Some(never) = notify.next() => match never {},
+        };
+        if let Err(e) = &end {
+            session_span.record_failure(mcp_jsonrpc::trace::error_type(e), e);
         }
+        end.map_err(Error::from)
     }
 }
 
@@ -289,6 +311,9 @@ struct SessionHandler {
     server: Server,
     session: Arc<SessionShared>,
     persist: Option<Arc<Persist>>,
+    session_span: SessionSpan,
+    /// What the transport said of the connection, when a subscriber wanted the spans.
+    connection: Option<Arc<ConnectionInfo>>,
 }
 
 type Reply = std::result::Result<Box<RawValue>, ErrorObject>;
@@ -299,30 +324,103 @@ fn raw<T: serde::Serialize>(value: &T) -> Reply {
 }
 
 impl Handler for SessionHandler {
+    // Inlined into the engine's call, as it was before it had a span to make: otherwise the
+    // request's future is made here and copied out (callgrind: 49 more instructions per
+    // `tools/call`).
+    #[inline]
     fn handle_request(
         &self,
         request: Request,
         ctx: RequestContext,
     ) -> impl Future<Output = Reply> + Send {
         use futures::future::Either;
-        match &self.persist {
-            None => Either::Left(self.dispatch(request, ctx)),
-            // Saved before the answer goes out: the client's next request may reach another
-            // instance, which must find what this one agreed.
-            Some(persist) => Either::Right(Box::pin(async move {
-                let reply = self.dispatch(request, ctx).await;
-                persist.save_if_changed(&self.session).await;
-                reply
-            }) as futures::future::BoxFuture<'_, Reply>),
+        // Made (and given its remote parent) before the handler's future is first polled.
+        let span = telemetry::received(
+            &request.method,
+            request.params.as_deref(),
+            Some(ctx.id()),
+            || self.version_of(&request),
+            self.connection.as_deref(),
+        );
+        // The common case keeps the request's future as `dispatch` makes it, with nothing
+        // around it (each wrapper would copy it).
+        if span.is_none() && self.persist.is_none() {
+            return Either::Left(self.dispatch(request, ctx));
         }
+        Either::Right(self.answer(request, ctx, span))
     }
 
-    async fn handle_notification(&self, notification: Notification, _ctx: NotificationContext) {
-        if notification.method == <Initialized as mcp_types::Notification>::METHOD {
-            self.session.open();
+    fn handle_notification(
+        &self,
+        notification: Notification,
+        _ctx: NotificationContext,
+    ) -> impl Future<Output = ()> + Send {
+        let span = telemetry::received(
+            &notification.method,
+            notification.params.as_deref(),
+            None,
+            || {
+                self.session
+                    .init
+                    .get()
+                    .map(|init| init.client.version.clone())
+            },
+            self.connection.as_deref(),
+        );
+        let handle = async move {
+            if notification.method == <Initialized as mcp_types::Notification>::METHOD {
+                self.session.open();
+                if let Some(persist) = &self.persist {
+                    persist.save_if_changed(&self.session).await;
+                }
+            }
+        };
+        match span {
+            None => futures::future::Either::Left(handle),
+            Some(span) => futures::future::Either::Right(handle.instrument(span.span().clone())),
+        }
+    }
+}
+
+impl SessionHandler {
+    /// The request's answer, boxed, inside its span when it has one (the reply recorded),
+    /// and with the session saved (when it has a store) before the answer goes out: the
+    /// client's next request may reach another instance, which must find what this one
+    /// agreed.
+    #[inline(never)]
+    fn answer(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+        span: Option<OperationSpan>,
+    ) -> futures::future::BoxFuture<'_, Reply> {
+        let initialize = request.method == <Initialize as mcp_types::Request>::METHOD;
+        let dispatched = self.dispatch(request, ctx);
+        let answer = async move {
+            let reply = dispatched.await;
             if let Some(persist) = &self.persist {
                 persist.save_if_changed(&self.session).await;
             }
+            reply
+        };
+        match span {
+            None => Box::pin(answer),
+            Some(span) => {
+                // `initialize` was answered just now, in `dispatch`: its version is the
+                // session's.
+                if initialize && let Some(init) = self.session.init.get() {
+                    span.record_protocol_version(init.client.version.as_str());
+                }
+                telemetry::traced(span, answer)
+            }
+        }
+    }
+
+    /// The protocol version of `request`: the session's, or a 2026-07-28 request's own.
+    fn version_of(&self, request: &Request) -> Option<ProtocolVersion> {
+        match self.session.init.get() {
+            Some(init) => Some(init.client.version.clone()),
+            None => modern::Head::of(request)?.ok()?.version().cloned(),
         }
     }
 }
@@ -434,6 +532,7 @@ impl SessionHandler {
     fn assume(&self, version: ProtocolVersion, peer: &mcp_jsonrpc::Peer) -> Arc<InitState> {
         let version = ProtocolVersion::negotiate(&version, STATEFUL_VERSIONS);
         peer.set_batching(version.supports_batching());
+        self.session_span.record_protocol_version(version.as_str());
         self.session.assume(InitState {
             capabilities: self.server.capabilities_for(&version),
             client: Arc::new(ClientState {
@@ -466,6 +565,7 @@ impl SessionHandler {
             return Err(ErrorObject::invalid_request("already initialized"));
         }
         self.session.changed();
+        self.session_span.record_protocol_version(version.as_str());
         if version.supports_batching() {
             ctx.peer().set_batching(true);
         }

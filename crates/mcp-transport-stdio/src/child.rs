@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use mcp_jsonrpc::{ErrorCode, Message, Transport};
+use mcp_jsonrpc::{ConnectionInfo, ErrorCode, Message, Transport};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tokio::io::AsyncRead;
@@ -25,7 +25,7 @@ pub use stderr::StderrSink;
 
 use crate::error::{Error, Result};
 use crate::lines::{Frame, LineReader};
-use crate::stdio::{SharedWriter, encode, encode_all, write_line};
+use crate::stdio::{SharedWriter, encode_all, write_line, write_message};
 
 /// The default of [`ChildProcessBuilder::close_timeout`] and
 /// [`ChildProcessBuilder::term_timeout`]: 2 s.
@@ -306,11 +306,7 @@ impl Transport for ChildProcessTransport {
     type Error = Error;
 
     fn send(&mut self, msg: Message) -> impl Future<Output = Result<()>> + Send + 'static {
-        write_line(
-            self.stdin.clone(),
-            encode(&msg),
-            "writing to the server's stdin",
-        )
+        write_message(self.stdin.clone(), msg, "writing to the server's stdin")
     }
 
     /// All the lines in one write.
@@ -375,6 +371,12 @@ impl Transport for ChildProcessTransport {
                 }
             }
         }
+    }
+
+    /// `network.transport` `pipe`, as the conventions name the stdio transport; no
+    /// addresses, no session id.
+    fn connection_info(&self) -> ConnectionInfo {
+        ConnectionInfo::new().with_network_transport("pipe")
     }
 
     async fn close(&mut self) -> Result<()> {

@@ -35,6 +35,20 @@
 //!   SDK v2 client and the MCP Apps SDK's `AppBridge` renders the `apps-server` view through
 //!   a sandbox proxy, in both eras; the view shows the tool's result, calls tools through the
 //!   host and shows theirs; a screenshot per era under `<target>/apps-browser/`.
+//! - `otel_interop`: OpenTelemetry across SDKs, both eras, stdio and HTTP: the Python SDK
+//!   client (OpenTelemetry on) calls the `otel-server` example, whose spans and metrics
+//!   reach an OTLP receiver the test runs (`support::otlp`) and must continue the Python
+//!   client's trace with the conventions' names and attributes; our client (its `otel`
+//!   layer in this process) calls the Python SDK server, whose span must continue ours.
+//! - `proxy`: `mcp proxy` serving stdio servers over Streamable HTTP to clients of both eras
+//!   (`everything-server` forwarded and bridged, a Python SDK 1.x server bridged for the
+//!   Python SDK 2.3 client in auto mode), list changes, bad input, a server process exiting,
+//!   and `mcp proxy --url` offering an HTTP server on stdio.
+//! - `cli`: `mcp`, the command line, run as a process: every verb against `everything-server`
+//!   (stdio and HTTP, both eras) and the Python SDK's server, `--json`, exit statuses,
+//!   progress and log messages, elicitation and sampling on a real terminal (tmux) and
+//!   refused without one, and an OAuth login through the loopback redirect whose token the
+//!   next run uses without a login.
 //! - `auth_oauth`: OAuth against a real authorization server (`oidc-provider`), with
 //!   `everything-server --http --auth-issuer` and our client's `OAuthClient`.
 //!
@@ -44,8 +58,8 @@
 mod apps_browser;
 mod auth_oauth;
 mod auth_support;
+mod cli;
 mod client_eras;
-mod client_inspect;
 mod client_interop;
 mod client_shutdown;
 mod client_stdio;
@@ -58,6 +72,8 @@ mod http_support;
 mod interop_inspector;
 mod interop_python;
 mod load;
+mod otel_interop;
+mod proxy;
 mod scale_out;
 mod server_api;
 mod skills_interop;

@@ -18,6 +18,7 @@
 
 mod http;
 mod machine;
+mod otel;
 mod redis;
 mod scenarios;
 mod slices;

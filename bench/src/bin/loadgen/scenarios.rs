@@ -189,7 +189,7 @@ struct Scenario {
     run: fn(&Ctx<'_>, &mut Results, usize),
 }
 
-const SCENARIOS: [Scenario; 15] = [
+const SCENARIOS: [Scenario; 16] = [
     Scenario {
         name: "stdio-sequential",
         run: stdio_sequential,
@@ -233,6 +233,10 @@ const SCENARIOS: [Scenario; 15] = [
     Scenario {
         name: "minimal",
         run: minimal,
+    },
+    Scenario {
+        name: "otel-stdio",
+        run: crate::otel::stdio_otel,
     },
     Scenario {
         name: "redis-echo",

@@ -30,9 +30,15 @@ pub(crate) struct Child {
 impl Child {
     /// Starts `command` (program and arguments) with `--stdio`, stderr discarded.
     pub(crate) fn spawn(command: &[String]) -> Result<Self> {
+        Self::spawn_with_env(command, &[])
+    }
+
+    /// [`Child::spawn`], with `env` added to the environment.
+    pub(crate) fn spawn_with_env(command: &[String], env: &[(&str, String)]) -> Result<Self> {
         let (program, args) = command.split_first().context("empty server command")?;
         let mut process = Command::new(program)
             .args(args)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .arg("--stdio")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

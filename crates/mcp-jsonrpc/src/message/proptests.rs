@@ -104,6 +104,18 @@ proptest! {
     }
 
     #[test]
+    fn write_json_head_and_its_raw_part_are_write_json(msg in message()) {
+        let mut whole = Vec::new();
+        msg.write_json(&mut whole).unwrap();
+        let mut parts = Vec::new();
+        if let Some(raw) = msg.write_json_head(&mut parts).unwrap() {
+            parts.extend_from_slice(raw.as_bytes());
+            parts.push(b'}');
+        }
+        prop_assert_eq!(parts, whole);
+    }
+
+    #[test]
     fn write_json_writes_batches_as_serde_json(items in prop::collection::vec(message(), 1..4)) {
         let batch = Message::Batch(items);
         let mut out = b"kept ".to_vec();

@@ -84,6 +84,69 @@ impl Message {
     }
 }
 
+impl Message {
+    /// The message's JSON in parts, for a transport that writes a large message without
+    /// copying its raw params or result into a buffer first: appends to `head` the JSON
+    /// before the raw part and returns that part, after which the message ends with `}`.
+    /// For a message without one (an error response, a request without params, a batch),
+    /// appends the whole message to `head`, as [`write_json`](Self::write_json) does, and
+    /// returns `None`.
+    ///
+    /// `head`, the raw part and `}` are the bytes `write_json` writes.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{Id, Message, Response};
+    /// use serde_json::value::RawValue;
+    ///
+    /// let result = RawValue::from_string(r#"{"text":"a large result"}"#.to_owned()).unwrap();
+    /// let msg = Message::Response(Response::ok(Id::Number(7), result));
+    /// let mut head = Vec::new();
+    /// let raw = msg.write_json_head(&mut head).unwrap();
+    /// assert_eq!(head, br#"{"jsonrpc":"2.0","id":7,"result":"#);
+    /// assert_eq!(raw, Some(r#"{"text":"a large result"}"#));
+    ///
+    /// let mut whole = head.clone();
+    /// whole.extend_from_slice(raw.unwrap().as_bytes());
+    /// whole.push(b'}');
+    /// assert_eq!(whole, msg.to_json_vec().unwrap());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`write_json`](Self::write_json): only for a [`Message::Invalid`].
+    pub fn write_json_head(&self, head: &mut Vec<u8>) -> serde_json::Result<Option<&str>> {
+        match self {
+            Message::Request(r) if r.params.is_some() => {
+                head.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                write_id(head, &r.id)?;
+                head.extend_from_slice(br#","method":"#);
+                serde_json::to_writer(&mut *head, &*r.method)?;
+                head.extend_from_slice(br#","params":"#);
+                Ok(r.params.as_deref().map(RawValue::get))
+            }
+            Message::Notification(n) if n.params.is_some() => {
+                head.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+                serde_json::to_writer(&mut *head, &*n.method)?;
+                head.extend_from_slice(br#","params":"#);
+                Ok(n.params.as_deref().map(RawValue::get))
+            }
+            Message::Response(r) if r.result.is_ok() => {
+                head.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                match &r.id {
+                    Some(id) => write_id(head, id)?,
+                    None => head.extend_from_slice(b"null"),
+                }
+                head.extend_from_slice(br#","result":"#);
+                Ok(r.result.as_deref().ok().map(RawValue::get))
+            }
+            _ => {
+                self.write_json(head)?;
+                Ok(None)
+            }
+        }
+    }
+}
+
 /// An id: an integer as digits, a string escaped (by `serde_json`, as `Id`'s `Serialize`).
 fn write_id(out: &mut Vec<u8>, id: &Id) -> serde_json::Result<()> {
     serde_json::to_writer(out, id)

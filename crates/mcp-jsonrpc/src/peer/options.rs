@@ -118,6 +118,11 @@ impl RequestOptions {
         self
     }
 
+    /// The id set with [`id`](Self::id), if any.
+    pub(crate) fn chosen_id(&self) -> Option<&Id> {
+        self.id.as_ref()
+    }
+
     /// Attaches `value` to the outgoing [`Request::extensions`](crate::Request::extensions), where the transport finds it:
     /// a hint for the transport about this request (such as headers an HTTP transport derives
     /// from it). Nothing of it goes on the wire unless the transport puts it there; one value

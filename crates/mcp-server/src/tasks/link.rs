@@ -36,6 +36,7 @@ impl TaskLink {
         &self,
         peer: &Peer,
         ask: Ask<'_, M>,
+        version: &mcp_types::ProtocolVersion,
     ) -> Result<M::Result> {
         if self.live.modern {
             let key = match ask.key {
@@ -65,13 +66,14 @@ impl TaskLink {
         }
         let raw = serde_json::value::to_raw_value(&params)?;
         self.set_status(TaskStatus::InputRequired).await?;
-        let answered = peer
-            .request_with(
-                M::METHOD,
-                Some(raw),
-                RequestOptions::new().without_timeout(),
-            )
-            .await;
+        let answered = crate::telemetry::request(
+            peer,
+            M::METHOD,
+            raw,
+            RequestOptions::new().without_timeout(),
+            version,
+        )
+        .await;
         self.set_status(TaskStatus::Working).await?;
         Ok(serde_json::from_str(answered?.get())?)
     }

@@ -180,6 +180,7 @@ impl TaskRuntime {
     ) {
         let (abort, registration) = AbortHandle::new_pair();
         *live.abort.lock().unwrap_or_else(PoisonError::into_inner) = Some(abort);
+        let live_id = live.id.clone();
         let runtime = self.clone();
         let task = async move {
             let guard = live.cancellation.clone().drop_guard();
@@ -196,7 +197,11 @@ impl TaskRuntime {
             runtime.finish(&live, finished).await;
             drop(guard);
         };
-        self.config.executor.execute(Box::pin(task));
+        // In the call's trace, without keeping the call's span open (`telemetry::task_span`).
+        let span = crate::telemetry::task_span(&live_id);
+        self.config
+            .executor
+            .execute(Box::pin(tracing::Instrument::instrument(task, span)));
     }
 
     /// Acts on what other instances publish about this task (`tasks/cancel` and

@@ -22,6 +22,7 @@ mod skills;
 mod states;
 mod support;
 mod tasks;
+mod telemetry;
 mod tools;
 mod ui;
 mod visibility;

@@ -162,7 +162,7 @@ use std::task::Poll;
 
 use futures::StreamExt;
 use futures::stream::SelectAll;
-use mcp_jsonrpc::{Id, Message, Response, Transport};
+use mcp_jsonrpc::{ConnectionInfo, Id, Message, Response, Transport};
 use mcp_types::{Cancelled, CancelledNotificationParams, Initialize, Initialized, Request as _};
 use tokio::sync::mpsc;
 
@@ -419,6 +419,28 @@ impl Transport for StreamableHttpClientTransport {
             .await;
             self.handle(item)?;
         }
+    }
+
+    /// `network.transport` `tcp`, `network.protocol.name` `http` (the version is
+    /// `reqwest`'s to negotiate), the server's host and port from the URL, and the
+    /// `Mcp-Session-Id` the server gives (read when each span is made: it comes with the
+    /// answer to `initialize`, and changes if the server ends the session).
+    fn connection_info(&self) -> ConnectionInfo {
+        let url = &self.shared.url;
+        let host = match url.host() {
+            Some(url::Host::Domain(domain)) => Some(domain.to_owned()),
+            Some(url::Host::Ipv4(ip)) => Some(ip.to_string()),
+            Some(url::Host::Ipv6(ip)) => Some(ip.to_string()),
+            None => None,
+        };
+        let mut info = ConnectionInfo::new()
+            .with_network_transport("tcp")
+            .with_network_protocol("http", None)
+            .with_session_id(self.shared.session_id.clone());
+        if let Some(host) = host {
+            info = info.with_server(host, url.port_or_known_default());
+        }
+        info
     }
 
     fn close(&mut self) -> impl Future<Output = Result<()>> + Send {

@@ -70,7 +70,7 @@ impl Shared {
         }
         let reopen = {
             let mut st = self.state();
-            st.session = session.id;
+            self.set_session(&mut st, session.id);
             st.version = session.version;
             st.generation = session.generation;
             st.get == GetStream::Open

@@ -11,7 +11,7 @@ use std::time::Duration;
 use eventsource_stream::{EventStreamError, Eventsource};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use mcp_jsonrpc::{ErrorObject, Id, Message, Response};
+use mcp_jsonrpc::{ErrorObject, Id, Message, Response, SessionIdCell};
 use mcp_types::InitializeResult;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
@@ -181,6 +181,8 @@ pub(crate) struct Shared {
     pub(crate) reinit: tokio::sync::Mutex<()>,
     /// Held while the auth provider obtains new credentials; HTTP requests wait for it.
     pub(crate) auth_state: tokio::sync::Mutex<AuthState>,
+    /// `state.session` as text, for the spans (see [`Shared::set_session`]).
+    pub(crate) session_id: SessionIdCell,
 }
 
 /// The `protocolVersion` of an `initialize` result, as a header value.
@@ -284,12 +286,20 @@ impl Shared {
             }),
             reinit: tokio::sync::Mutex::new(()),
             auth_state: tokio::sync::Mutex::new(AuthState::default()),
+            session_id: SessionIdCell::new(),
         };
         (Arc::new(shared), rx)
     }
 
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes `id` as the session's id (in `st`, the locked state), and tells the spans.
+    pub(crate) fn set_session(&self, st: &mut State, id: Option<HeaderValue>) {
+        self.session_id
+            .set(id.as_ref().and_then(|v| v.to_str().ok()));
+        st.session = id;
     }
 
     /// Hands an item to `recv`. Fails only if the transport is gone, and then nobody cares.
@@ -473,7 +483,7 @@ impl Shared {
         if out.initialize {
             let mut st = self.state();
             st.mode = Mode::Streamable;
-            st.session = resp.headers().get(SESSION_ID).cloned();
+            self.set_session(&mut st, resp.headers().get(SESSION_ID).cloned());
         }
         if out.ids.is_empty() || status == StatusCode::ACCEPTED {
             if out.initialized {

@@ -3,11 +3,12 @@
 
 use std::fmt;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::task::Poll;
 
 use bytes::Bytes;
-use mcp_jsonrpc::{Id, InlineRequests, Message, Transport};
+use mcp_jsonrpc::{ConnectionInfo, Id, InlineRequests, Message, SessionIdCell, Transport};
 use tokio::sync::mpsc;
 
 use super::error::Error;
@@ -50,6 +51,52 @@ pub struct SessionInfo {
 pub struct HttpSessionTransport {
     session: Arc<Session>,
     rx: mpsc::Receiver<Queued>,
+    endpoints: Endpoints,
+}
+
+/// What a session knows of the HTTP connection of the request that opened it, kept as is
+/// (no allocation) until [`Transport::connection_info`] is asked.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Endpoints {
+    /// The client's address: axum's `ConnectInfo<SocketAddr>`, which [`HttpServer`] attaches.
+    ///
+    /// [`HttpServer`]: super::HttpServer
+    pub(crate) peer: Option<SocketAddr>,
+    /// The address the service's [`HttpServer`] is bound to.
+    ///
+    /// [`HttpServer`]: super::HttpServer
+    pub(crate) local: Option<SocketAddr>,
+    pub(crate) version: http::Version,
+}
+
+impl Endpoints {
+    /// The connection's attributes: `tcp` (`quic` for HTTP/3), `http` and its version, the
+    /// client's address and the server's (unless it is bound to an unspecified address).
+    fn connection_info(&self) -> ConnectionInfo {
+        let version = match self.version {
+            http::Version::HTTP_09 => Some("0.9"),
+            http::Version::HTTP_10 => Some("1.0"),
+            http::Version::HTTP_11 => Some("1.1"),
+            http::Version::HTTP_2 => Some("2"),
+            http::Version::HTTP_3 => Some("3"),
+            _ => None,
+        };
+        let transport = if self.version == http::Version::HTTP_3 {
+            "quic"
+        } else {
+            "tcp"
+        };
+        let mut info = ConnectionInfo::new()
+            .with_network_transport(transport)
+            .with_network_protocol("http", version);
+        if let Some(peer) = self.peer {
+            info = info.with_client_socket(peer);
+        }
+        if let Some(local) = self.local.filter(|a| !a.ip().is_unspecified()) {
+            info = info.with_server_socket(local);
+        }
+        info
+    }
 }
 
 impl fmt::Debug for HttpSessionTransport {
@@ -62,8 +109,16 @@ impl fmt::Debug for HttpSessionTransport {
 }
 
 impl HttpSessionTransport {
-    pub(crate) fn new(session: Arc<Session>, rx: mpsc::Receiver<Queued>) -> Self {
-        HttpSessionTransport { session, rx }
+    pub(crate) fn new(
+        session: Arc<Session>,
+        rx: mpsc::Receiver<Queued>,
+        endpoints: Endpoints,
+    ) -> Self {
+        HttpSessionTransport {
+            session,
+            rx,
+            endpoints,
+        }
     }
 
     /// A handle to this transport's session.
@@ -97,6 +152,20 @@ impl Transport for HttpSessionTransport {
 
     fn accept_inline(&mut self, inline: InlineRequests) -> bool {
         self.session.accept_inline(inline)
+    }
+
+    /// Of the request that opened the session (for a stateless session, its one request):
+    /// `network.transport` `tcp` (`quic` over HTTP/3), `network.protocol.name` `http` and its
+    /// version, the client's address and port (from axum's `ConnectInfo<SocketAddr>`,
+    /// which [`HttpServer`](super::HttpServer) attaches), the server's (the address
+    /// [`HttpServer`](super::HttpServer) is bound to, unless unspecified), and the
+    /// `Mcp-Session-Id` of a stateful session.
+    fn connection_info(&self) -> ConnectionInfo {
+        let info = self.endpoints.connection_info();
+        match &self.session.id {
+            Some(id) => info.with_session_id(SessionIdCell::fixed(id.clone())),
+            None => info,
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Error>> + Send {

@@ -112,6 +112,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Result<Response, Response> {
         let session = shared.open_session(
             SessionKind::Stateful,
             version.map(str::to_owned),
+            parts.version,
             parts.headers.clone(),
             parts.extensions.clone(),
         )?;
@@ -172,6 +173,7 @@ async fn post_modern(
     let session = shared.open_session(
         SessionKind::Stateless,
         header_version.map(str::to_owned),
+        parts.version,
         parts.headers.clone(),
         parts.extensions.clone(),
     )?;
@@ -201,6 +203,7 @@ async fn post_stateless(
     let session = shared.open_session(
         SessionKind::Stateless,
         version.map(str::to_owned),
+        parts.version,
         parts.headers.clone(),
         parts.extensions.clone(),
     )?;

@@ -35,11 +35,16 @@ pub(crate) async fn legacy_sse(State(shared): State<Arc<Shared>>, req: Request) 
         );
     }
     let (parts, _) = req.into_parts();
-    let session =
-        match shared.open_session(SessionKind::Legacy, None, parts.headers, parts.extensions) {
-            Ok(session) => session,
-            Err(res) => return res,
-        };
+    let session = match shared.open_session(
+        SessionKind::Legacy,
+        None,
+        parts.version,
+        parts.headers,
+        parts.extensions,
+    ) {
+        Ok(session) => session,
+        Err(res) => return res,
+    };
     let Some(post_path) = shared.config.legacy.as_ref().map(|(_, p)| p) else {
         return status_only(StatusCode::NOT_FOUND);
     };

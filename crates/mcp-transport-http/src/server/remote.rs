@@ -174,6 +174,7 @@ async fn take_over(
         id,
         record.generation,
         version,
+        req.version(),
         req.headers().clone(),
         req.extensions().clone(),
     ) {

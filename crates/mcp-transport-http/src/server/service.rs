@@ -52,6 +52,7 @@ impl StreamableHttpService {
             forward_client: std::sync::OnceLock::new(),
             takeovers: tokio::sync::Mutex::new(()),
             holders: super::holders::Holders::default(),
+            local_addr: std::sync::OnceLock::new(),
         });
         let cfg = &shared.config;
         let mut router = Router::new().route(&cfg.path, any(handlers::endpoint));
@@ -91,6 +92,10 @@ impl StreamableHttpService {
     /// A runner for this service on a listener already bound (to learn the port before
     /// building what goes in front, say).
     pub fn listener(self, listener: TcpListener) -> HttpServer {
+        if let Ok(addr) = listener.local_addr() {
+            // The server's address in what its sessions' transports say of their connection.
+            let _ = self.shared.local_addr.set(addr);
+        }
         let limits = ConnectionLimits::of(&self.shared.config);
         HttpServer::new(listener, self.router(), limits, self.shared.clone())
     }

@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 
 use super::config::Config;
 use super::driven::Driven;
-use super::handle::{HttpSessionTransport, SessionHandle, SessionInfo};
+use super::handle::{Endpoints, HttpSessionTransport, SessionHandle, SessionInfo};
 use super::registry::{Limits, Refused, Registry};
 use super::respond::{too_many_sessions, too_many_sessions_for_client};
 use super::session::{Owner, Session, SessionKind, Unregister};
@@ -35,6 +35,8 @@ pub(crate) struct Shared {
     pub(crate) takeovers: tokio::sync::Mutex<()>,
     /// The holders of sessions this instance forwards to.
     pub(crate) holders: super::holders::Holders,
+    /// The address the [`HttpServer`](super::HttpServer) serving it is bound to, if one is.
+    pub(crate) local_addr: std::sync::OnceLock<SocketAddr>,
 }
 
 impl fmt::Debug for Shared {
@@ -115,6 +117,7 @@ impl Shared {
         &self,
         kind: SessionKind,
         protocol_version: Option<String>,
+        http_version: http::Version,
         headers: http::HeaderMap,
         extensions: http::Extensions,
     ) -> Result<Arc<Session>, Response> {
@@ -128,7 +131,7 @@ impl Shared {
             generation: 0,
             taken_over: false,
         };
-        self.start_session(opening, protocol_version, headers, extensions)
+        self.start_session(opening, protocol_version, http_version, headers, extensions)
     }
 
     /// Starts serving here the stateful session `id` that another instance held (its
@@ -138,6 +141,7 @@ impl Shared {
         id: &str,
         generation: u64,
         protocol_version: Option<String>,
+        http_version: http::Version,
         headers: http::HeaderMap,
         extensions: http::Extensions,
     ) -> Result<Arc<Session>, Response> {
@@ -147,13 +151,14 @@ impl Shared {
             generation,
             taken_over: true,
         };
-        self.start_session(opening, protocol_version, headers, extensions)
+        self.start_session(opening, protocol_version, http_version, headers, extensions)
     }
 
     fn start_session(
         &self,
         opening: Opening,
         protocol_version: Option<String>,
+        http_version: http::Version,
         headers: http::HeaderMap,
         extensions: http::Extensions,
     ) -> Result<Arc<Session>, Response> {
@@ -183,7 +188,14 @@ impl Shared {
                 Err(Refused::Quota) => return Err(too_many_sessions_for_client()),
             }
         }
-        let transport = HttpSessionTransport::new(session.clone(), rx);
+        let endpoints = Endpoints {
+            peer: extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|ConnectInfo(addr)| *addr),
+            local: self.local_addr.get().copied(),
+            version: http_version,
+        };
+        let transport = HttpSessionTransport::new(session.clone(), rx, endpoints);
         let info = SessionInfo {
             kind,
             session_id: id,

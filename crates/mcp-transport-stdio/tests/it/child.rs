@@ -407,3 +407,13 @@ async fn dropping_the_transport_kills_and_reaps_the_child() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_connection_is_described_as_a_pipe() {
+    let mut transport = sh("cat >/dev/null").spawn().unwrap();
+    let info = transport.connection_info();
+    assert_eq!(info.network_transport, Some("pipe"));
+    assert_eq!((info.client_address, info.server_address), (None, None));
+    assert!(info.session_id.is_none());
+    within(transport.close()).await.unwrap();
+}

@@ -222,3 +222,14 @@ async fn both_ends_over_a_unix_socket() {
     // The client's close shut its half of the socket down: the server sees the end.
     within(server).await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn the_connection_is_described_as_a_pipe() {
+    let (_tx, rx) = pipe::pipe().unwrap();
+    let (out, _keep) = pipe::pipe().unwrap();
+    let info = StdioTransport::new(rx, out).connection_info();
+    assert_eq!(info.network_transport, Some("pipe"));
+    assert_eq!(info.network_protocol_name, None);
+    assert_eq!((info.client_address, info.server_address), (None, None));
+    assert!(info.session_id.is_none());
+}

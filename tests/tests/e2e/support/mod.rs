@@ -1,9 +1,11 @@
 //! Shared helpers: finding (and building) the binaries under test, finding the test peers
-//! installed by `cargo xtask setup`, and a raw JSON-RPC client that records the wire.
+//! installed by `cargo xtask setup`, a raw JSON-RPC client that records the wire, and an
+//! OTLP receiver.
 
 pub(crate) mod bins;
 pub(crate) mod browser;
 pub(crate) mod client;
+pub(crate) mod otlp;
 pub(crate) mod peers;
 
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! as the "server", and reqwest as a raw HTTP client.
 
 mod checks;
+mod connection_info;
 mod connections;
 mod extensions;
 mod lifecycle;
