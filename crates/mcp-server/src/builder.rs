@@ -24,11 +24,18 @@ use crate::registry::Registry;
 use crate::request_state::{self, StateCodec};
 use crate::resource::{Resource, ResourceTemplate};
 use crate::router::route;
-use crate::server::{Declare, Filters, PrincipalFn, Server, ServerInner, ServerRef};
+use crate::server::{Declare, Filters, Paging, PrincipalFn, Server, ServerInner, ServerRef};
 use crate::service::{IntoMcpResponse, McpRequest, McpResponse, McpService};
 use crate::tool::Tool;
 
 type WrapFn = Box<dyn FnOnce(McpService) -> McpService + Send>;
+
+/// The default of [`ServerBuilder::page_bytes`]: 1 MiB of item JSON a page.
+pub const DEFAULT_PAGE_BYTES: usize = 1 << 20;
+
+/// Items a page of `tasks/list` and of a skill directory's listing, without
+/// [`ServerBuilder::page_size`].
+pub(crate) const DEFAULT_COUNTED_PAGE: usize = 100;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 ///
@@ -47,7 +54,7 @@ type WrapFn = Box<dyn FnOnce(McpService) -> McpService + Send>;
 pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
-    page_size: usize,
+    paging: Paging,
     tools: Vec<Tool>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
@@ -90,7 +97,10 @@ impl Default for ServerBuilder {
         ServerBuilder {
             info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             instructions: None,
-            page_size: 100,
+            paging: Paging {
+                items: None,
+                bytes: DEFAULT_PAGE_BYTES,
+            },
             tools: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
@@ -200,11 +210,27 @@ impl ServerBuilder {
         self
     }
 
-    /// How many items one page of `tools/list`, `resources/list`,
-    /// `resources/templates/list` or `prompts/list` holds (default 100, at least 1).
+    /// At most how many items one page of a list holds (at least 1): `tools/list`,
+    /// `resources/list`, `resources/templates/list`, `prompts/list`, `skills/list`,
+    /// `tasks/list` and a skill directory's listing.
+    ///
+    /// Unset by default: the first four and `skills/list` are then cut by size alone (see
+    /// [`page_bytes`](Self::page_bytes)), so a typical server's list is one page and one round
+    /// trip; `tasks/list` and directory listings hold 100 items a page.
     #[must_use]
     pub fn page_size(mut self, page_size: usize) -> Self {
-        self.page_size = page_size.max(1);
+        self.paging.items = Some(page_size.max(1));
+        self
+    }
+
+    /// The size at which a page of `tools/list`, `resources/list`,
+    /// `resources/templates/list`, `prompts/list` or `skills/list` ends: items are added
+    /// while the page's items stay within `bytes` of JSON, and a page always holds at least
+    /// one (default [`DEFAULT_PAGE_BYTES`], 1 MiB: about 4,000 tools with a short description
+    /// and a small schema each, well under any client's message limit).
+    #[must_use]
+    pub fn page_bytes(mut self, bytes: usize) -> Self {
+        self.paging.bytes = bytes.max(1);
         self
     }
 
@@ -607,7 +633,7 @@ impl ServerBuilder {
                 server_info,
                 info: self.info,
                 instructions: self.instructions,
-                page_size: self.page_size,
+                paging: self.paging,
                 tools: Registry::new(self.tools),
                 resources: Registry::new(self.resources),
                 templates: Registry::new(self.templates),

@@ -8,6 +8,8 @@ use base64::Engine as _;
 use mcp_types::{ErrorCode, ErrorObject};
 use serde_json::value::RawValue;
 
+use crate::server::Paging;
+
 /// What a registry holds.
 pub(crate) trait Entry: Send + Sync + 'static {
     /// The unique key: a tool or prompt name, a resource uri, a uri template.
@@ -122,14 +124,15 @@ impl<T: Entry> Registry<T> {
     }
 
     /// One page of the list, as the raw result `{"<field>": [...], "nextCursor": ...}`
-    /// followed by `trailer` (more members, each after a comma). With `visible`, only the
-    /// items it accepts are listed (and counted by cursors); with `plain`, items are listed
-    /// with their plain definitions where they have one.
+    /// followed by `trailer` (more members, each after a comma): from the cursor's item, as
+    /// many as `paging` allows (at least one). With `visible`, only the items it accepts are
+    /// listed (and counted by cursors); with `plain`, items are listed with their plain
+    /// definitions where they have one.
     pub(crate) fn page(
         &self,
         field: &str,
         cursor: Option<&str>,
-        page_size: usize,
+        paging: Paging,
         visible: Option<&dyn Fn(&T) -> bool>,
         plain: bool,
         trailer: &str,
@@ -149,11 +152,21 @@ impl<T: Entry> Registry<T> {
                 .ok_or_else(|| ErrorObject::new(ErrorCode::INVALID_PARAMS, "Invalid cursor"))?,
             None => 0,
         };
-        let end = start.saturating_add(page_size.max(1)).min(shown.len());
+        let most = start
+            .saturating_add(paging.items.unwrap_or(usize::MAX).max(1))
+            .min(shown.len());
+        // Items while they fit in `paging.bytes` (each with its comma), and always one.
+        let mut end = start;
+        let mut bytes = 0usize;
+        while end < most {
+            bytes = bytes.saturating_add(shown[end].get().len() + 1);
+            if bytes > paging.bytes && end > start {
+                break;
+            }
+            end += 1;
+        }
         let page = &shown[start..end];
-        let mut out = String::with_capacity(
-            64 + trailer.len() + page.iter().map(|d| d.get().len() + 1).sum::<usize>(),
-        );
+        let mut out = String::with_capacity(64 + trailer.len() + bytes);
         out.push_str("{\"");
         out.push_str(field);
         out.push_str("\":[");
@@ -237,30 +250,91 @@ mod tests {
         }
     }
 
+    /// Pages of at most `n` items, of any size.
+    fn items(n: usize) -> Paging {
+        Paging {
+            items: Some(n),
+            bytes: usize::MAX,
+        }
+    }
+
+    #[test]
+    fn pages_end_at_their_byte_budget_and_hold_at_least_one_item() {
+        let r = Registry::new(vec![Item("a"), Item("b"), Item("c")]);
+        // Each item is `"a"` and its comma: 4 bytes.
+        let by_bytes = |bytes| Paging { items: None, bytes };
+        let v: serde_json::Value = serde_json::from_str(
+            r.page("x", None, by_bytes(8), None, false, "")
+                .unwrap()
+                .get(),
+        )
+        .unwrap();
+        assert_eq!(v["x"], serde_json::json!(["a", "b"]));
+        let next = v["nextCursor"].as_str().unwrap().to_owned();
+        let v: serde_json::Value = serde_json::from_str(
+            r.page("x", Some(&next), by_bytes(8), None, false, "")
+                .unwrap()
+                .get(),
+        )
+        .unwrap();
+        assert_eq!(v["x"], serde_json::json!(["c"]));
+        assert!(v.get("nextCursor").is_none());
+        // A budget smaller than one item still lists one a page.
+        let v: serde_json::Value = serde_json::from_str(
+            r.page("x", None, by_bytes(1), None, false, "")
+                .unwrap()
+                .get(),
+        )
+        .unwrap();
+        assert_eq!(v["x"], serde_json::json!(["a"]));
+        // The default budget lists a typical server's items on one page.
+        let all = Paging {
+            items: None,
+            bytes: crate::DEFAULT_PAGE_BYTES,
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(r.page("x", None, all, None, false, "").unwrap().get()).unwrap();
+        assert_eq!(v["x"], serde_json::json!(["a", "b", "c"]));
+    }
+
     #[test]
     fn pages_replace_and_remove() {
         let r = Registry::new(vec![Item("a"), Item("b"), Item("c")]);
-        let p1 = r.page("x", None, 2, None, false, "").unwrap();
+        let p1 = r.page("x", None, items(2), None, false, "").unwrap();
         let v: serde_json::Value = serde_json::from_str(p1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a", "b"]));
         let next = v["nextCursor"].as_str().unwrap();
-        let p2 = r.page("x", Some(next), 2, None, false, "").unwrap();
+        let p2 = r.page("x", Some(next), items(2), None, false, "").unwrap();
         assert_eq!(p2.get(), r#"{"x":["c"]}"#);
-        assert!(r.page("x", Some("garbage"), 2, None, false, "").is_err());
         assert!(
-            r.page("x", Some(&encode_cursor(9)), 2, None, false, "")
+            r.page("x", Some("garbage"), items(2), None, false, "")
+                .is_err()
+        );
+        assert!(
+            r.page("x", Some(&encode_cursor(9)), items(2), None, false, "")
                 .is_err()
         );
         // A filter hides items from the list and from cursor counting.
         let not_b = |i: &Item| i.0 != "b";
-        let f1 = r.page("x", None, 1, Some(&not_b), false, "").unwrap();
+        let f1 = r
+            .page("x", None, items(1), Some(&not_b), false, "")
+            .unwrap();
         let v: serde_json::Value = serde_json::from_str(f1.get()).unwrap();
         assert_eq!(v["x"], serde_json::json!(["a"]));
         let f2 = r
-            .page("x", v["nextCursor"].as_str(), 1, Some(&not_b), false, "")
+            .page(
+                "x",
+                v["nextCursor"].as_str(),
+                items(1),
+                Some(&not_b),
+                false,
+                "",
+            )
             .unwrap();
         assert_eq!(f2.get(), r#"{"x":["c"]}"#);
-        let trailed = r.page("x", None, 10, None, false, r#","ttlMs":0"#).unwrap();
+        let trailed = r
+            .page("x", None, items(10), None, false, r#","ttlMs":0"#)
+            .unwrap();
         assert!(
             trailed.get().ends_with(r#"],"ttlMs":0}"#),
             "{}",
@@ -270,7 +344,7 @@ mod tests {
         assert!(!r.remove("a"));
         r.insert(Item("b"));
         assert_eq!(
-            r.page("x", None, 10, None, false, "").unwrap().get(),
+            r.page("x", None, items(10), None, false, "").unwrap().get(),
             r#"{"x":["b","c"]}"#
         );
         assert_eq!(r.get("c").unwrap().0, "c");
@@ -280,16 +354,18 @@ mod tests {
     fn plain_lists_the_plain_definitions() {
         let r = Registry::new(vec![Item("a"), Item("b")]);
         assert_eq!(
-            r.page("x", None, 10, None, false, "").unwrap().get(),
+            r.page("x", None, items(10), None, false, "").unwrap().get(),
             r#"{"x":["a","b"]}"#
         );
         assert_eq!(
-            r.page("x", None, 10, None, true, "").unwrap().get(),
+            r.page("x", None, items(10), None, true, "").unwrap().get(),
             r#"{"x":["a","plain b"]}"#
         );
         let not_a = |i: &Item| i.0 != "a";
         assert_eq!(
-            r.page("x", None, 10, Some(&not_a), true, "").unwrap().get(),
+            r.page("x", None, items(10), Some(&not_a), true, "")
+                .unwrap()
+                .get(),
             r#"{"x":["plain b"]}"#
         );
     }

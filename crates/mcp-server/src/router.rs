@@ -248,12 +248,11 @@ impl Router<'_> {
         } else {
             String::new()
         };
-        let page_size = self.server.page_size;
         let plain = list.plain.is_some_and(|plain| plain(cx));
         let page = list.registry.page(
             list.field,
             cursor.as_deref(),
-            page_size,
+            self.server.paging,
             visible,
             plain,
             &trailer,

@@ -88,10 +88,28 @@ pub(crate) struct Declare {
     pub(crate) prompts: bool,
 }
 
+/// How lists are cut into pages (see [`ServerBuilder::page_size`](crate::ServerBuilder::page_size)
+/// and [`ServerBuilder::page_bytes`](crate::ServerBuilder::page_bytes)).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Paging {
+    /// At most this many items a page, when set.
+    pub(crate) items: Option<usize>,
+    /// Tools, resources, templates, prompts and skills: a page ends once its items reach
+    /// this many bytes of JSON (at least one item a page).
+    pub(crate) bytes: usize,
+}
+
+impl Paging {
+    /// Items a page of a list cut by count only (`tasks/list`, a skill's directory).
+    pub(crate) fn count(&self) -> usize {
+        self.items.unwrap_or(crate::builder::DEFAULT_COUNTED_PAGE)
+    }
+}
+
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) page_size: usize,
+    pub(crate) paging: Paging,
     pub(crate) tools: Registry<Tool>,
     pub(crate) resources: Registry<Resource>,
     pub(crate) templates: Registry<ResourceTemplate>,

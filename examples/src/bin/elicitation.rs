@@ -60,7 +60,7 @@ async fn book_table(args: BookTable, cx: Context) -> Result<String, HandlerError
     }
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let server = Server::builder()
         .name("elicitation")

@@ -3,13 +3,12 @@
 //! Two tools, `add_note` (a title and a text) and `list_notes`, and one resource,
 //! `notes://all`, with every note as Markdown. Notes live as long as the process.
 //!
-//! Try it with the command-line client of this workspace:
+//! Try it with `mcp`, the command line of this workspace:
 //!
 //! ```text
-//! cargo build -p examples --bin hello-stdio --bin mcp-inspect
-//! target/debug/mcp-inspect tools/list -- target/debug/hello-stdio
-//! target/debug/mcp-inspect tools/call --params \
-//!     '{"name":"add_note","arguments":{"title":"shopping","text":"milk, eggs"}}' \
+//! cargo build -p examples --bin hello-stdio && cargo build -p mcp-rs-cli
+//! target/debug/mcp tools -- target/debug/hello-stdio
+//! target/debug/mcp call add_note --arg title=shopping --arg "text=milk, eggs" \
 //!     -- target/debug/hello-stdio
 //! ```
 //!
@@ -76,7 +75,10 @@ async fn notes_markdown(State(notes): State<Notes>) -> String {
         .join("\n")
 }
 
-#[tokio::main]
+// One thread: a stdio server has one session, and on the multi-thread runtime `main`'s
+// future runs on a thread that is not the one reading stdin, so every message would cost a
+// wake-up across threads (about 1.7x the latency per call; docs/benchmarks.md).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let server = Server::builder()
         .name("hello-stdio")

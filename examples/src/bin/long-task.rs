@@ -46,7 +46,7 @@ async fn build(args: Build, cx: Context) -> String {
     format!("built in {} steps", args.steps)
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let tasks = Tasks::new(|task| {
         tokio::spawn(task);

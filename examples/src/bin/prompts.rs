@@ -1,13 +1,10 @@
 //! `prompts`: prompts with arguments, and completion of those arguments.
 //!
 //! ```text
-//! cargo build -p examples --bin prompts --bin mcp-inspect
-//! target/debug/mcp-inspect prompts/get --params \
-//!     '{"name":"code_review","arguments":{"language":"rust","focus":"errors"}}' \
+//! cargo build -p examples --bin prompts && cargo build -p mcp-rs-cli
+//! target/debug/mcp prompt code_review --arg language=rust --arg focus=errors \
 //!     -- target/debug/prompts
-//! target/debug/mcp-inspect completion/complete --params \
-//!     '{"ref":{"type":"ref/prompt","name":"code_review"},"argument":{"name":"language","value":"ru"}}' \
-//!     -- target/debug/prompts
+//! target/debug/mcp complete --prompt code_review language ru -- target/debug/prompts
 //! ```
 //!
 //! - `code_review` takes a required `language` and an optional `focus`. A `prompts/get`
@@ -44,7 +41,7 @@ async fn complete_focus(request: CompletionRequest) -> Vec<String> {
         .collect()
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let server = Server::builder()
         .name("prompts")

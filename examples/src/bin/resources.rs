@@ -1,10 +1,9 @@
 //! `resources`: static resources, a URI template, and subscriptions to resource updates.
 //!
 //! ```text
-//! cargo build -p examples --bin resources --bin mcp-inspect
-//! target/debug/mcp-inspect resources/list -- target/debug/resources
-//! target/debug/mcp-inspect resources/read --params '{"uri":"weather://paris/current"}' \
-//!     -- target/debug/resources
+//! cargo build -p examples --bin resources && cargo build -p mcp-rs-cli
+//! target/debug/mcp resources -- target/debug/resources
+//! target/debug/mcp read weather://paris/current -- target/debug/resources
 //! ```
 //!
 //! - `docs://readme` (text) and `docs://logo.png` (bytes, sent base64-encoded): fixed contents.
@@ -62,7 +61,7 @@ async fn set_temperature(
     Ok(format!("{} is now {} °C", args.city, args.celsius))
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let cities = [("paris", 18), ("oslo", 4), ("lima", 22)];
     let weather = cities.map(|(c, t)| (c.to_owned(), t)).into_iter().collect();

@@ -43,7 +43,7 @@ async fn summarize(args: Summarize, cx: Context) -> Result<String, HandlerError>
     Ok(format!("Summary by {}: {summary}", reply.model))
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let server = Server::builder()
         .name("sampling")

@@ -4,10 +4,9 @@
 //! Run with:
 //!
 //! ```text
-//! cargo build -p examples --bin skills-server --bin mcp-inspect
-//! target/debug/mcp-inspect skills/list -- target/debug/skills-server examples/skills
-//! target/debug/mcp-inspect resources/read \
-//!     --params '{"uri":"skill://acme/billing/refunds/SKILL.md"}' \
+//! cargo build -p examples --bin skills-server && cargo build -p mcp-rs-cli
+//! target/debug/mcp skills -- target/debug/skills-server examples/skills
+//! target/debug/mcp skills skill://acme/billing/refunds/SKILL.md \
 //!     -- target/debug/skills-server examples/skills
 //! ```
 //!
@@ -26,7 +25,7 @@ use mcp_server::Server;
 use mcp_server::skills::Skills;
 use mcp_transport_stdio::StdioTransport;
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let folder = std::env::args()
         .nth(1)

@@ -131,7 +131,7 @@ impl Methods<'_> {
             .page(
                 "skills",
                 p.cursor.as_deref(),
-                self.server.page_size,
+                self.server.paging,
                 None,
                 false,
                 &trailer,
@@ -214,7 +214,7 @@ impl Methods<'_> {
             None => 0,
         };
         let end = start
-            .saturating_add(self.server.page_size.max(1))
+            .saturating_add(self.server.paging.count())
             .min(children.len());
         let mut result = ReadResourceDirectoryResult::new(children[start..end].to_vec());
         if end < children.len() {

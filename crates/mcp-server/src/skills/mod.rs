@@ -12,8 +12,9 @@
 //! answers:
 //!
 //! - `skills/list`: the entries ([`mcp_types::Skill`]: the frontmatter verbatim and every
-//!   file with its SHA-256 digest and size, or `"dynamic"`), a page of the server's
-//!   [page size](crate::ServerBuilder::page_size) at a time, a skill never split across pages;
+//!   file with its SHA-256 digest and size, or `"dynamic"`), one
+//!   page at a time ([`page_size`](crate::ServerBuilder::page_size),
+//!   [`page_bytes`](crate::ServerBuilder::page_bytes)), a skill never split across pages;
 //! - `skills/get`: one entry by the URI of its `SKILL.md`, -32602 for any other URI;
 //! - `resources/directory/read`: the direct children of a skill's root or subdirectory (or of
 //!   a prefix directory above skills), files with their resource metadata and directories

@@ -189,7 +189,11 @@ impl Methods<'_> {
                     .runtime
                     .config
                     .store
-                    .list(owner.as_deref(), p.cursor.as_deref(), self.server.page_size)
+                    .list(
+                        owner.as_deref(),
+                        p.cursor.as_deref(),
+                        self.server.paging.count(),
+                    )
                     .await
                     .map_err(|e| match e {
                         TaskStoreError::InvalidCursor => Error::invalid_params("Invalid cursor"),
