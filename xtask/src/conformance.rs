@@ -26,6 +26,11 @@
 //!    <url>` instances and haproxy in front (round-robin, no stickiness); `server
 //!    --requirements 2025-11-25` and `2026-07-28` (and the unscored server scenarios) run
 //!    against haproxy's URL and must pass like the single-server legs.
+//! 5. The proxy legs: `mcp proxy --listen 127.0.0.1:3001 -- everything-server --tasks
+//!    --skills` (the `mcp` command line serving the stdio server over Streamable HTTP, see
+//!    [`PROXY_ADDR`]); `server --requirements 2025-11-25` and `2026-07-28` (the unscored server
+//!    scenarios too) and the Skills extension's server scenarios run against the proxy's URL
+//!    and must pass like the direct legs, but for [`VACUOUS_THROUGH_PROXY`].
 //!
 //! A leg fails if the suite exits non-zero or its summary marks a scenario `✗` (the
 //! requirements run reports unscored scenarios without counting them in its exit code),
@@ -34,7 +39,8 @@
 //! checks that did not run. A one-scenario Skills leg must also count at least one passed or
 //! failed check (the suite exits 0 when it skipped them all). The suite's summaries are
 //! printed at the end; results go to `target/conformance/`, the
-//! server's log to `target/conformance/everything-server.log`. There is no expected-failures
+//! server's log to `target/conformance/everything-server.log` (the proxy's, with its stdio
+//! server's, to `target/conformance/mcp-proxy.log`). There is no expected-failures
 //! file: everything must pass.
 
 use std::fs::File;
@@ -62,6 +68,17 @@ const UNSCORED_SERVER: &[&str] = &[
     "json-schema-2020-12",
     "server-sse-polling",
 ];
+
+/// Where `mcp proxy` listens inside the namespace, in front of `everything-server` on stdio.
+const PROXY_ADDR: &str = "127.0.0.1:3001";
+
+/// Scenarios that pass no check through `mcp proxy` (but fail none): `server-sse-polling`
+/// needs the server to close a request's SSE stream mid-call (SEP-1699), which is a decision
+/// of the HTTP server about its own streams; the stdio server behind the proxy has no stream
+/// to close (`everything-server`'s `test_reconnection` answers at once on stdio), so the
+/// answer comes as plain JSON and the scenario reports only INFO. It runs, and must pass,
+/// in the direct and load-balanced legs.
+const VACUOUS_THROUGH_PROXY: &[&str] = &["tasks-status-notifications", "server-sse-polling"];
 
 /// Scenarios the suite runs but whose every check it reports as skipped, so they pass no
 /// check: `tasks-status-notifications` (its harness predates `subscriptions/listen`, where
@@ -155,6 +172,7 @@ pub(crate) fn conformance() -> Result<()> {
     let tools = setup::setup()?;
     check_coverage(&tools)?;
     let bins = build_examples(&["everything-server", "everything-client"])?;
+    let mcp = build_bins("mcp-rs-cli", &["mcp"])?;
     let out_dir = crate::cargo_target_dir(&crate::workspace_root())?.join("conformance");
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
@@ -164,7 +182,7 @@ pub(crate) fn conformance() -> Result<()> {
         .args(["-n", "sh", "-c", r#"ip link set lo up && exec "$0" "$@""#])
         .arg(&xtask)
         .arg("conformance-netns")
-        .args([&bins[0], &bins[1], &out_dir])
+        .args([&bins[0], &bins[1], &out_dir, &mcp[0]])
         .envs(setup::env_vars(&tools))
         .status()
         .context("could not run `unshare -n` (util-linux); it needs CAP_SYS_ADMIN or root")?;
@@ -240,10 +258,13 @@ fn suite_scenarios(list: &str, prefix: &str) -> Vec<String> {
     names
 }
 
-/// `conformance-netns <server> <client> <out-dir>`: the legs, run inside the namespace.
+/// `conformance-netns <server> <client> <out-dir> <mcp>`: the legs, run inside the namespace.
 pub(crate) fn in_netns(args: &[String]) -> Result<()> {
-    let [server, client, out_dir] = args else {
-        bail!("usage: xtask conformance-netns <everything-server> <everything-client> <out-dir>");
+    let [server, client, out_dir, mcp] = args else {
+        bail!(
+            "usage: xtask conformance-netns <everything-server> <everything-client> <out-dir> \
+             <mcp>"
+        );
     };
     let tools = setup::tools();
     let suite = Suite {
@@ -253,7 +274,12 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
     };
     let log = suite.out_dir.join("everything-server.log");
     let server_bin = PathBuf::from(server);
-    let server = ServerProcess::start(&server_bin, &log)?;
+    let server = ServerProcess::start(
+        "everything-server",
+        Command::new(&server_bin).args(["--tasks", "--skills", "--http", ADDR]),
+        ADDR,
+        &log,
+    )?;
     let url = format!("http://{ADDR}/mcp");
 
     let mut legs = Vec::new();
@@ -285,6 +311,7 @@ pub(crate) fn in_netns(args: &[String]) -> Result<()> {
         )?);
     }
     legs.extend(load_balanced(&suite, &server_bin));
+    legs.extend(through_proxy(&suite, Path::new(mcp), &server_bin));
     let auto = format!("env -u MCP_CONFORMANCE_PROTOCOL_VERSION {client}");
     for requirements in CLIENT_REQUIREMENTS {
         for (command, era) in [(client.as_str(), ""), (auto.as_str(), " (auto era)")] {
@@ -405,23 +432,84 @@ fn load_balanced(suite: &Suite, server: &Path) -> Vec<Leg> {
     legs
 }
 
-/// `everything-server --http`, killed when dropped.
+/// The proxy legs: `mcp proxy` in front of `everything-server --tasks --skills` on stdio,
+/// the server requirement sets (and the unscored scenarios, and the Skills extension's
+/// strictly) run against it. A proxy that does not start is one failed leg saying why.
+fn through_proxy(suite: &Suite, mcp: &Path, server: &Path) -> Vec<Leg> {
+    let failed = |name: &str, why: String| Leg {
+        name: name.to_owned(),
+        status: std::os::unix::process::ExitStatusExt::from_raw(1 << 8),
+        output: why.lines().map(|l| format!("FAILURE: {l}")).collect(),
+        excused: &[],
+        skipped: Vec::new(),
+        strict: false,
+    };
+    let log = suite.out_dir.join("mcp-proxy.log");
+    let mut command = Command::new(mcp);
+    command
+        .args(["proxy", "--listen", PROXY_ADDR, "--"])
+        .arg(server)
+        .args(["--tasks", "--skills"]);
+    let proxy = match ServerProcess::start("mcp proxy", &mut command, PROXY_ADDR, &log) {
+        Ok(proxy) => proxy,
+        Err(e) => return vec![failed("mcp proxy", format!("{e:#}"))],
+    };
+    let url = format!("http://{PROXY_ADDR}/mcp");
+    let mut legs = Vec::new();
+    for requirements in ["2025-11-25", "2026-07-28"] {
+        let name = format!("server --requirements {requirements} (mcp proxy)");
+        let args = ["server", "--url", &url, "--requirements", requirements];
+        match suite.run(&name, &args) {
+            Ok(mut leg) => {
+                leg.excused = VACUOUS_THROUGH_PROXY;
+                legs.push(leg);
+            }
+            Err(e) => legs.push(failed(&name, format!("{e:#}"))),
+        }
+    }
+    for scenario in UNSCORED_SERVER {
+        if legs.iter().any(|leg| leg.ran(scenario)) {
+            continue;
+        }
+        let name = format!("server --scenario {scenario} (mcp proxy)");
+        let args = ["server", "--url", &url, "--scenario", scenario];
+        legs.push(
+            suite
+                .run(&name, &args)
+                .unwrap_or_else(|e| failed(&name, format!("{e:#}"))),
+        );
+    }
+    for scenario in SKILLS_SERVER_SCENARIOS {
+        let name = format!("server --scenario {scenario} (mcp proxy)");
+        let args = ["server", "--url", &url, "--scenario", scenario];
+        legs.push(
+            suite
+                .run_strict(&name, &args)
+                .unwrap_or_else(|e| failed(&name, format!("{e:#}"))),
+        );
+    }
+    if let Some(note) = proxy.stop() {
+        legs.push(failed(
+            "mcp proxy",
+            format!("{note} (log: {})", log.display()),
+        ));
+    }
+    legs
+}
+
+/// A server process (`everything-server --http`, `mcp proxy`), killed when dropped.
 struct ServerProcess {
     child: Child,
 }
 
 impl ServerProcess {
-    /// Starts the server with its stderr in `log` and waits until it accepts connections.
-    fn start(bin: &Path, log: &Path) -> Result<Self> {
+    /// Starts `command` (the server `what`) with its stderr in `log` and waits until `addr`
+    /// accepts connections.
+    fn start(what: &str, command: &mut Command, addr: &str, log: &Path) -> Result<Self> {
         let log_file =
             File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
-        eprintln!(
-            "$ {} --tasks --skills --http {ADDR}  (log: {})",
-            bin.display(),
-            log.display()
-        );
-        let child = Command::new(bin)
-            .args(["--tasks", "--skills", "--http", ADDR])
+        eprintln!("$ {command:?}  (log: {})", log.display());
+        let child = command
             .env(
                 "RUST_LOG",
                 std::env::var("RUST_LOG").unwrap_or("info".into()),
@@ -430,23 +518,23 @@ impl ServerProcess {
             .stdout(Stdio::null())
             .stderr(log_file)
             .spawn()
-            .with_context(|| format!("could not start {}", bin.display()))?;
+            .with_context(|| format!("could not start {what}"))?;
         let mut server = ServerProcess { child };
-        let addr: SocketAddr = ADDR.parse()?;
+        let socket: SocketAddr = addr.parse()?;
         let started = Instant::now();
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                eprintln!("everything-server is up ({:.1?})", started.elapsed());
+            if TcpStream::connect_timeout(&socket, Duration::from_millis(200)).is_ok() {
+                eprintln!("{what} is up ({:.1?})", started.elapsed());
                 return Ok(server);
             }
             if let Some(status) = server.child.try_wait()? {
                 bail!(
-                    "everything-server exited ({status}) before listening; log:\n{}",
+                    "{what} exited ({status}) before listening; log:\n{}",
                     std::fs::read_to_string(log).unwrap_or_default()
                 );
             }
             if started.elapsed() > Duration::from_secs(30) {
-                bail!("everything-server did not listen on {ADDR} within 30 s");
+                bail!("{what} did not listen on {addr} within 30 s");
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -473,10 +561,15 @@ impl Drop for ServerProcess {
 
 /// Builds the example binaries `names` and returns their paths, in order.
 fn build_examples(names: &[&str]) -> Result<Vec<PathBuf>> {
+    build_bins("examples", names)
+}
+
+/// Builds the binaries `names` of `package` and returns their paths, in order.
+fn build_bins(package: &str, names: &[&str]) -> Result<Vec<PathBuf>> {
     let mut args = vec![
         "build",
         "-p",
-        "examples",
+        package,
         "--message-format=json-render-diagnostics",
     ];
     for name in names {

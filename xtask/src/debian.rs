@@ -1,6 +1,8 @@
 //! The servers the scale-out tests run, from the distribution's packages: `redis-server` (the
 //! shared store) and `haproxy` (the load balancer in front of several `everything-server`s);
-//! and the browser the MCP Apps test drives: `chromium` with `chromium-driver`.
+//! `tmux`, the terminal the `mcp` command line's interactive tests drive (elicitation
+//! answered at a prompt); and the browser the MCP Apps test drives: `chromium` with
+//! `chromium-driver`.
 //!
 //! They are installed with `apt-get install -y` (as root; CI runs as root too) and pinned by
 //! version check: the installed binary must report the major.minor series below, which is
@@ -28,6 +30,8 @@ use crate::setup::{Stamp, Tools, run_quiet};
 pub(crate) const REDIS_SERIES: &str = "7.0";
 /// The pinned `haproxy` series (Debian 12: 2.6.12).
 pub(crate) const HAPROXY_SERIES: &str = "2.6";
+/// The pinned `tmux` series (Debian 12: 3.3a).
+pub(crate) const TMUX_SERIES: &str = "3.3";
 /// The oldest Chromium major the browser test accepts (Debian 12 shipped 147.0.7727.137 in its
 /// point release and 148.0.7778.167 in `bookworm-security` when the test was written).
 pub(crate) const CHROMIUM_MIN_MAJOR: u32 = 147;
@@ -57,6 +61,12 @@ const PACKAGES: &[Package] = &[
         series: HAPROXY_SERIES,
         version: haproxy_version,
     },
+    Package {
+        name: "tmux",
+        bin: |t| &t.tmux,
+        series: TMUX_SERIES,
+        version: tmux_version,
+    },
 ];
 
 /// Where the Debian packages put the binaries (absolute, not searched on `PATH`: a non-root
@@ -68,6 +78,11 @@ pub(crate) fn redis_server_path() -> PathBuf {
 /// See [`redis_server_path`].
 pub(crate) fn haproxy_path() -> PathBuf {
     PathBuf::from("/usr/sbin/haproxy")
+}
+
+/// See [`redis_server_path`].
+pub(crate) fn tmux_path() -> PathBuf {
+    PathBuf::from("/usr/bin/tmux")
 }
 
 /// Debian's `chromium` launcher (it runs `/usr/lib/chromium/chromium` with the flags of
@@ -154,7 +169,7 @@ fn parse_version_after(text: &str, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Step 4: `redis-server` and `haproxy` from apt, at the pinned series.
+/// Step 4: `redis-server`, `haproxy` and `tmux` from apt, at the pinned series.
 pub(crate) fn install_packages(tools: &Tools) -> Result<()> {
     let inputs: Vec<&[u8]> = PACKAGES
         .iter()
@@ -164,7 +179,8 @@ pub(crate) fn install_packages(tools: &Tools) -> Result<()> {
     let missing: Vec<&Package> = PACKAGES.iter().filter(|p| !pinned(p, tools)).collect();
     if missing.is_empty() && stamp.matches() {
         eprintln!(
-            "setup: redis-server {REDIS_SERIES} and haproxy {HAPROXY_SERIES} already installed"
+            "setup: redis-server {REDIS_SERIES}, haproxy {HAPROXY_SERIES} and tmux \
+             {TMUX_SERIES} already installed"
         );
         return Ok(());
     }
@@ -270,14 +286,31 @@ fn parse_haproxy_version(text: &str) -> Option<String> {
     words.next().map(str::to_owned)
 }
 
-/// `7.0.15` -> `7.0`; `2.6.12-1+deb12u3` -> `2.6`.
+/// `tmux -V` prints `tmux 3.3a`: `3.3a`.
+fn tmux_version(bin: &Path) -> Option<String> {
+    let out = Command::new(bin).arg("-V").output().ok()?;
+    parse_tmux_version(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn parse_tmux_version(text: &str) -> Option<String> {
+    let mut words = text.split_whitespace();
+    words.find(|w| *w == "tmux")?;
+    words
+        .next()
+        .filter(|v| v.bytes().next().is_some_and(|b| b.is_ascii_digit()))
+        .map(str::to_owned)
+}
+
+/// `7.0.15` -> `7.0`; `2.6.12-1+deb12u3` -> `2.6`; `3.3a` -> `3.3` (tmux names its patch
+/// releases with a letter).
 fn series_of(version: &str) -> Option<&str> {
     let mut dots = version.match_indices('.');
     let (second, _) = dots.nth(1).unwrap_or((version.len(), ""));
     let series = &version[..second];
     let (major, minor) = series.split_once('.')?;
+    let minor = minor.trim_end_matches(|c: char| c.is_ascii_lowercase());
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(major) && digits(minor)).then_some(series)
+    (digits(major) && digits(minor)).then_some(&series[..major.len() + 1 + minor.len()])
 }
 
 #[cfg(test)]
@@ -297,6 +330,9 @@ mod tests {
         );
         assert_eq!(parse_redis_version("redis-cli 7.0.15"), None);
         assert_eq!(parse_haproxy_version(""), None);
+        assert_eq!(parse_tmux_version("tmux 3.3a\n").as_deref(), Some("3.3a"));
+        assert_eq!(parse_tmux_version("tmux next-3.4\n"), None);
+        assert_eq!(parse_tmux_version(""), None);
     }
 
     #[test]
@@ -361,6 +397,8 @@ mod tests {
         assert_eq!(series_of("7.0.15"), Some("7.0"));
         assert_eq!(series_of("2.6.12-1+deb12u3"), Some("2.6"));
         assert_eq!(series_of("7.0"), Some("7.0"));
+        assert_eq!(series_of("3.3a"), Some("3.3"));
+        assert_eq!(series_of("3.a"), None);
         assert_eq!(series_of("7"), None);
         assert_eq!(series_of("v7.0.1"), None);
         // 7.10 is not 7.1.

@@ -169,6 +169,8 @@ struct Library {
     features: Vec<String>,
 }
 
+/// The packages of `crates/` that have a library (a binary crate such as `mcp-rs-cli`, the
+/// `mcp` command line, has no API to document and nothing a snippet could import).
 fn library_crates(root: &Path) -> Result<Vec<Library>> {
     let meta = crate::cargo_metadata(root)?;
     let crates_dir = root.join("crates");
@@ -176,7 +178,7 @@ fn library_crates(root: &Path) -> Result<Vec<Library>> {
     for pkg in meta["packages"].as_array().context("no packages")? {
         let manifest = PathBuf::from(pkg["manifest_path"].as_str().unwrap_or_default());
         let dir = manifest.parent().unwrap_or(Path::new("")).to_path_buf();
-        if dir.parent() != Some(crates_dir.as_path()) {
+        if dir.parent() != Some(crates_dir.as_path()) || crate::deps::is_binary_crate(pkg) {
             continue;
         }
         let features = pkg["features"]

@@ -166,8 +166,8 @@ pub mod fuzzing {
 pub use client::{
     AssertionFn, AssertionRequest, AssertionSource, AuthorizationServerMetadata, BoxFuture,
     DpopKey, HeadlessUserAgent, IdJagExchange, InMemoryTokenStore, LoopbackUserAgent, OAuthClient,
-    OAuthClientBuilder, Retry, StaticAssertion, StoredToken, TokenEndpointAuthMethod, TokenKey,
-    TokenStore, TokenType, UserAgent, assertion_fn,
+    OAuthClientBuilder, RegisteredClient, Retry, StaticAssertion, StoredToken,
+    TokenEndpointAuthMethod, TokenKey, TokenStore, TokenType, UserAgent, assertion_fn,
 };
 #[cfg(any(feature = "server", feature = "client"))]
 pub use error::{BoxError, Error, Result};

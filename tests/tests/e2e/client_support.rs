@@ -1,6 +1,6 @@
 //! Helpers of the `client_*` tests: our `mcp-client` connected to a server process (ours or
-//! a peer's), handlers that record what the server asked, fake servers for the shutdown
-//! sequence, and the `mcp-inspect` binary.
+//! a peer's), handlers that record what the server asked, and fake servers for the shutdown
+//! sequence.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

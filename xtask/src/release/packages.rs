@@ -1,4 +1,5 @@
-//! The workspace, its library crates, their publishing order, and their packages.
+//! The workspace, its library crates (and its binary crate, `mcp`), their publishing order,
+//! and their packages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead as _, BufReader};
@@ -29,6 +30,9 @@ pub(super) struct Library {
     pub(super) readme: Option<String>,
     pub(super) keywords: Vec<String>,
     pub(super) categories: Vec<String>,
+    /// A binary crate (the `mcp` command line): published and installed with `cargo
+    /// install`, but it has no API, so the semver check passes it by.
+    pub(super) binary: bool,
 }
 
 #[derive(Debug)]
@@ -115,6 +119,7 @@ impl Workspace {
                 readme: s("readme"),
                 keywords: list("keywords"),
                 categories: list("categories"),
+                binary: crate::deps::is_binary_crate(p),
             });
         }
         let names: BTreeSet<String> = libraries.iter().map(|l| l.name.clone()).collect();

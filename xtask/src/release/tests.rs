@@ -294,6 +294,7 @@ fn packages_need_metadata_and_valid_keywords() {
         readme: Some("README.md".to_owned()),
         keywords: vec!["mcp".to_owned()],
         categories: vec!["network-programming".to_owned()],
+        binary: false,
     };
     let files = |names: &[&str]| -> Vec<(String, u64)> {
         names.iter().map(|n| (n.to_string(), 1)).collect()
@@ -404,6 +405,7 @@ fn a_cycle_through_versioned_dev_dependencies_cannot_be_packaged() {
         readme: None,
         keywords: Vec::new(),
         categories: Vec::new(),
+        binary: false,
     };
     // mcp-server and mcp-client test each other: one side must be path-only.
     let both = [
@@ -425,4 +427,22 @@ fn a_cycle_through_versioned_dev_dependencies_cannot_be_packaged() {
         packaging_order(&one).unwrap(),
         ["mcp-types", "mcp-server", "mcp-client"]
     );
+}
+
+#[test]
+fn a_binary_crate_is_packaged_after_its_dependencies_and_marked_binary() {
+    let meta = serde_json::json!({"workspace_root": "/w", "packages": [
+        {"name": "mcp-rs-cli", "version": "0.1.0", "manifest_path": "/w/crates/mcp-cli/Cargo.toml",
+         "publish": null, "targets": [{"kind": ["bin"]}], "dependencies": [
+            {"name": "mcp-rs-types", "kind": null, "path": "/w/crates/mcp-types", "req": "^0.1.0"}]},
+        {"name": "mcp-rs-types", "version": "0.1.0", "manifest_path": "/w/crates/mcp-types/Cargo.toml",
+         "publish": null, "targets": [{"kind": ["lib"]}], "dependencies": []},
+    ]});
+    let ws = Workspace::from_metadata(&meta).unwrap();
+    let order: Vec<(&str, bool)> = ws
+        .libraries
+        .iter()
+        .map(|l| (l.name.as_str(), l.binary))
+        .collect();
+    assert_eq!(order, [("mcp-rs-types", false), ("mcp-rs-cli", true)]);
 }

@@ -398,6 +398,17 @@ impl OAuthClient {
                 method: TokenEndpointAuthMethod::None,
             });
         }
+        // An identity registered before (a persistent store's), for this redirect URI.
+        if let Some(kept) = inner.store.load_client(&metadata.issuer).await?
+            && kept.redirect_uris.iter().any(|u| u == agent.redirect_uri())
+        {
+            tracing::debug!(client_id = %kept.client_id, "using the stored client registration");
+            return Ok(ClientInfo {
+                client_id: kept.client_id,
+                secret: kept.client_secret,
+                method: kept.token_endpoint_auth_method,
+            });
+        }
         let Some(endpoint) = &metadata.registration_endpoint else {
             return Err(Error::Unsupported(format!(
                 "no client identity for authorization server `{}`: no pre-registered client id, \
@@ -468,6 +479,13 @@ impl OAuthClient {
                 TokenEndpointAuthMethod::None
             });
         tracing::debug!(client_id, method = method.as_str(), "registered the client");
+        let kept = RegisteredClient {
+            client_id: client_id.to_owned(),
+            client_secret: secret.clone(),
+            token_endpoint_auth_method: method,
+            redirect_uris: vec![agent.redirect_uri().to_owned()],
+        };
+        inner.store.save_client(&metadata.issuer, kept).await?;
         Ok(ClientInfo {
             client_id: client_id.to_owned(),
             secret,

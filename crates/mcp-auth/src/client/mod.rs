@@ -27,7 +27,9 @@ pub use assertion::{
 pub use builder::OAuthClientBuilder;
 pub use discovery::AuthorizationServerMetadata;
 pub use dpop::DpopKey;
-pub use store::{BoxFuture, InMemoryTokenStore, StoredToken, TokenKey, TokenStore, TokenType};
+pub use store::{
+    BoxFuture, InMemoryTokenStore, RegisteredClient, StoredToken, TokenKey, TokenStore, TokenType,
+};
 pub use user_agent::{HeadlessUserAgent, LoopbackUserAgent, UserAgent};
 
 use self::assertion::JWT_BEARER;
@@ -496,8 +498,46 @@ impl OAuthClient {
             scopes,
             dpop,
         };
+        // A token the store kept for this server and resource (say, from an earlier run):
+        // used, renewed if need be, before a new grant. A session that had one removed it
+        // above when the server refused it, so a token refused once is not offered again.
+        if status == 401
+            && let Some(token) = self.inner.store.load(&session.key).await?
+        {
+            if self.stored_token_fits(&session, &token) {
+                if !token.expires_within(EXPIRY_MARGIN) {
+                    tracing::debug!("using the stored access token");
+                    state.session = Some(session);
+                    return Ok(Retry::Yes);
+                }
+                match self.renew(&session, &token).await {
+                    Ok(_) => {
+                        tracing::debug!("renewed the stored access token");
+                        state.session = Some(session);
+                        return Ok(Retry::Yes);
+                    }
+                    Err(error) => tracing::debug!(%error, "cannot renew the stored token"),
+                }
+            }
+            self.inner.store.remove(&session.key).await?;
+        }
         state.session = Some(self.obtain(session).await?);
         Ok(Retry::Yes)
+    }
+
+    /// Whether a token found in the store can be presented in `session`: it has the scopes
+    /// the session asks for, and it is a bearer token or a DPoP-bound one this client can
+    /// prove (it has the key, and the session binds tokens).
+    fn stored_token_fits(&self, session: &Session, token: &StoredToken) -> bool {
+        let scopes = session
+            .scopes
+            .as_ref()
+            .is_none_or(|want| want.iter().all(|s| token.scopes.contains(s)));
+        let binding = match token.token_type {
+            TokenType::Dpop => session.dpop,
+            _ => true,
+        };
+        scopes && binding
     }
 }
 

@@ -85,12 +85,63 @@ impl fmt::Debug for StoredToken {
     }
 }
 
+/// A client identity obtained by dynamic client registration (RFC 7591) at one authorization
+/// server, as a [`TokenStore`] may keep it between runs. `Debug` does not show the secret.
+#[non_exhaustive]
+#[derive(Clone, PartialEq, Eq)]
+pub struct RegisteredClient {
+    /// The `client_id` the authorization server issued.
+    pub client_id: String,
+    /// The `client_secret` it issued, if any.
+    pub client_secret: Option<String>,
+    /// How the client authenticates at the token endpoint.
+    pub token_endpoint_auth_method: crate::TokenEndpointAuthMethod,
+    /// The redirect URIs registered (the user agent's, for the authorization-code grant).
+    pub redirect_uris: Vec<String>,
+}
+
+impl RegisteredClient {
+    /// A public client (`token_endpoint_auth_method` `none`) with `redirect_uris`.
+    pub fn new(client_id: impl Into<String>, redirect_uris: Vec<String>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret: None,
+            token_endpoint_auth_method: crate::TokenEndpointAuthMethod::None,
+            redirect_uris,
+        }
+    }
+}
+
+impl fmt::Debug for RegisteredClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredClient")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field(
+                "token_endpoint_auth_method",
+                &self.token_endpoint_auth_method,
+            )
+            .field("redirect_uris", &self.redirect_uris)
+            .finish()
+    }
+}
+
 /// Keeps tokens between requests (and, for persistent implementations, between runs).
 ///
 /// [`OAuthClient`](crate::OAuthClient) loads the token for the current [`TokenKey`] before
 /// every request, saves what it obtains, and removes a token the server no longer accepts.
+/// When it discovers an authorization server (after a 401) and the store already holds a
+/// token for that server and resource, it uses that token (renewing it if it has expired)
+/// before running a grant: a persistent store spares the user a new login in the next run.
 /// Implementations must be cheap to call concurrently; the futures must be cancel-safe (a
 /// dropped `save` may or may not have stored the token). Built in: [`InMemoryTokenStore`].
+///
+/// A store may also keep the client identities obtained by dynamic registration
+/// ([`load_client`](Self::load_client), [`save_client`](Self::save_client); by default it
+/// does not), so that a later run refreshes its tokens as the client they were issued to.
 pub trait TokenStore: Send + Sync + 'static {
     /// The token stored under `key`, if any.
     fn load<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<Option<StoredToken>>>;
@@ -98,6 +149,29 @@ pub trait TokenStore: Send + Sync + 'static {
     fn save<'a>(&'a self, key: &'a TokenKey, token: StoredToken) -> BoxFuture<'a, Result<()>>;
     /// Forgets the token stored under `key`.
     fn remove<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<()>>;
+
+    /// The client identity registered at the authorization server `issuer`, if kept. The
+    /// client uses it instead of registering again when, for the authorization-code grant,
+    /// its [`redirect_uris`](RegisteredClient::redirect_uris) include the user agent's
+    /// redirect URI. The default keeps none.
+    fn load_client<'a>(
+        &'a self,
+        issuer: &'a str,
+    ) -> BoxFuture<'a, Result<Option<RegisteredClient>>> {
+        let _ = issuer;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Keeps `client`, just registered at `issuer`, replacing what was there. The default
+    /// keeps nothing.
+    fn save_client<'a>(
+        &'a self,
+        issuer: &'a str,
+        client: RegisteredClient,
+    ) -> BoxFuture<'a, Result<()>> {
+        let _ = (issuer, client);
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// A [`TokenStore`] in memory (the default): tokens last as long as the client.
@@ -155,5 +229,20 @@ impl<T: TokenStore> TokenStore for std::sync::Arc<T> {
 
     fn remove<'a>(&'a self, key: &'a TokenKey) -> BoxFuture<'a, Result<()>> {
         (**self).remove(key)
+    }
+
+    fn load_client<'a>(
+        &'a self,
+        issuer: &'a str,
+    ) -> BoxFuture<'a, Result<Option<RegisteredClient>>> {
+        (**self).load_client(issuer)
+    }
+
+    fn save_client<'a>(
+        &'a self,
+        issuer: &'a str,
+        client: RegisteredClient,
+    ) -> BoxFuture<'a, Result<()>> {
+        (**self).save_client(issuer, client)
     }
 }

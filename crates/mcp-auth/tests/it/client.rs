@@ -8,8 +8,9 @@ use axum::Router;
 use axum::routing::{get, post, put};
 use mcp_auth::{
     AssertionRequest, DpopKey, DpopPolicy, Error, HeadlessUserAgent, InMemoryTokenStore,
-    JwtValidator, LoopbackUserAgent, OAuthClient, OAuthClientBuilder, ResourceServer, Retry,
-    TokenEndpointAuthMethod, TokenKey, TokenStore, TokenType, UserAgent, assertion_fn,
+    JwtValidator, LoopbackUserAgent, OAuthClient, OAuthClientBuilder, RegisteredClient,
+    ResourceServer, Retry, TokenEndpointAuthMethod, TokenKey, TokenStore, TokenType, UserAgent,
+    assertion_fn,
 };
 use serde_json::{Value, json};
 
@@ -719,5 +720,148 @@ async fn dpop_end_to_end_with_a_resource_server_taking_dpop() -> Result<()> {
             .await?,
     )?;
     assert!(why.contains("another key"), "{why}");
+    Ok(())
+}
+
+/// A store that keeps tokens and registered clients, as a persistent store (a file) would
+/// between two runs of a program.
+#[derive(Default)]
+struct KeepingStore {
+    tokens: InMemoryTokenStore,
+    clients: std::sync::Mutex<std::collections::HashMap<String, RegisteredClient>>,
+}
+
+impl TokenStore for KeepingStore {
+    fn load<'a>(
+        &'a self,
+        key: &'a TokenKey,
+    ) -> mcp_auth::BoxFuture<'a, mcp_auth::Result<Option<mcp_auth::StoredToken>>> {
+        self.tokens.load(key)
+    }
+
+    fn save<'a>(
+        &'a self,
+        key: &'a TokenKey,
+        token: mcp_auth::StoredToken,
+    ) -> mcp_auth::BoxFuture<'a, mcp_auth::Result<()>> {
+        self.tokens.save(key, token)
+    }
+
+    fn remove<'a>(&'a self, key: &'a TokenKey) -> mcp_auth::BoxFuture<'a, mcp_auth::Result<()>> {
+        self.tokens.remove(key)
+    }
+
+    fn load_client<'a>(
+        &'a self,
+        issuer: &'a str,
+    ) -> mcp_auth::BoxFuture<'a, mcp_auth::Result<Option<RegisteredClient>>> {
+        let client = self.clients.lock().expect("lock").get(issuer).cloned();
+        Box::pin(async move { Ok(client) })
+    }
+
+    fn save_client<'a>(
+        &'a self,
+        issuer: &'a str,
+        client: RegisteredClient,
+    ) -> mcp_auth::BoxFuture<'a, mcp_auth::Result<()>> {
+        self.clients
+            .lock()
+            .expect("lock")
+            .insert(issuer.to_owned(), client);
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// [`HeadlessUserAgent`] counting the authorizations it performs (the user's logins).
+#[derive(Clone)]
+struct CountingAgent {
+    inner: HeadlessUserAgent,
+    count: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl UserAgent for CountingAgent {
+    fn redirect_uri(&self) -> &str {
+        self.inner.redirect_uri()
+    }
+
+    fn authorize<'a>(
+        &'a self,
+        authorization_url: &'a url::Url,
+    ) -> mcp_auth::BoxFuture<'a, mcp_auth::Result<url::Url>> {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.authorize(authorization_url)
+    }
+}
+
+#[tokio::test]
+async fn a_kept_token_and_registration_spare_the_next_client_a_login() -> Result<()> {
+    let (auth, resource) = setup().await?;
+    let agent = CountingAgent {
+        inner: HeadlessUserAgent::new(REDIRECT)?,
+        count: Arc::default(),
+    };
+    let logins = || agent.count.load(std::sync::atomic::Ordering::SeqCst);
+    // A client named `name` keeping its tokens and registration in `store`, as one run of
+    // a program would.
+    let client = |name: &str, store: &Arc<KeepingStore>| {
+        OAuthClient::builder(&resource)
+            .user_agent(agent.clone())
+            .client_name(name)
+            .token_store(store.clone())
+            .build()
+    };
+
+    // The first run: registration and a login; both are kept.
+    let store = Arc::new(KeepingStore::default());
+    let first = client("mcp-keeping", &store)?;
+    assert_eq!(send(&first, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(logins(), 1);
+    let key = first.token_key().await.context("key")?;
+    let kept = store
+        .load_client(&auth.issuer)
+        .await?
+        .context("client kept")?;
+    assert_eq!(kept.redirect_uris, [REDIRECT]);
+    let token = store.load(&key).await?.context("token kept")?;
+    assert_eq!(claims(&token.access_token)?["client_id"], kept.client_id);
+
+    // The next run: the 401 leads to discovery, which finds the kept token: no login.
+    let second = client("mcp-keeping", &store)?;
+    assert_eq!(send(&second, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(logins(), 1);
+    assert_eq!(bearer(&second).await?, token.access_token);
+
+    // A kept token the server refuses is dropped, and the user logs in again (once).
+    store
+        .save(&key, mcp_auth::StoredToken::new("not-a-token"))
+        .await?;
+    let third = client("mcp-keeping", &store)?;
+    assert_eq!(send(&third, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(logins(), 2);
+    assert_ne!(bearer(&third).await?, "not-a-token");
+
+    // A kept token that has expired (1 s tokens, for clients registered as
+    // `mcp-test-short`) is refreshed as the kept client: no login.
+    let short = Arc::new(KeepingStore::default());
+    let first = client("mcp-test-short", &short)?;
+    assert_eq!(send(&first, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(logins(), 3);
+    let key = first.token_key().await.context("key")?;
+    let expiring = short.load(&key).await?.context("token kept")?;
+    let kept = short
+        .load_client(&auth.issuer)
+        .await?
+        .context("client kept")?;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let next = client("mcp-test-short", &short)?;
+    assert_eq!(send(&next, reqwest::Method::POST, &resource).await?, 200);
+    assert_eq!(logins(), 3);
+    let refreshed = short.load(&key).await?.context("token kept")?;
+    assert_ne!(refreshed.access_token, expiring.access_token);
+    assert_ne!(refreshed.refresh_token, expiring.refresh_token, "rotated");
+    assert_eq!(
+        claims(&refreshed.access_token)?["client_id"],
+        kept.client_id
+    );
     Ok(())
 }

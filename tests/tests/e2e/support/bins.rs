@@ -19,6 +19,12 @@ pub(crate) fn skills_server() -> &'static Path {
     built(&BIN, "skills-server")
 }
 
+/// The path of the `otel-server` example, built like [`everything_server`].
+pub(crate) fn otel_server() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    built(&BIN, "otel-server")
+}
+
 /// The path of the `apps-server` example, built like [`everything_server`].
 pub(crate) fn apps_server() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
@@ -34,10 +40,16 @@ pub(crate) fn target_dir() -> PathBuf {
     }
 }
 
-/// The path of the `mcp-inspect` example, built like [`everything_server`].
-pub(crate) fn mcp_inspect() -> &'static Path {
+/// The path of the `mcp` command line (package `mcp-rs-cli`), built (once per test process)
+/// if it is missing or outdated.
+pub(crate) fn mcp_cli() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    built(&BIN, "mcp-inspect")
+    let built =
+        BIN.get_or_init(|| build_package("mcp-rs-cli", &["mcp"]).map(|d| binary(&d, "mcp")));
+    match built {
+        Ok(path) => path,
+        Err(e) => panic!("{e}"),
+    }
 }
 
 /// The example `name`, built on first use and remembered in `cell`; panics with cargo's
@@ -58,13 +70,18 @@ pub(crate) fn binary(dir: &Path, name: &str) -> PathBuf {
 /// target directory and profile this test binary was built in (cargo does the up-to-date
 /// check), and returns the directory the binaries are in.
 pub(crate) fn build_examples(names: &[&str]) -> Result<PathBuf, String> {
+    build_package("examples", names)
+}
+
+/// Runs `cargo build -p <package> --bin <name>...` like [`build_examples`].
+fn build_package(package: &str, names: &[&str]) -> Result<PathBuf, String> {
     let (target_dir, profile) = target_dir_and_profile()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
     cmd.arg("build")
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
-        .args(["-p", "examples"])
+        .args(["-p", package])
         .env("CARGO_TARGET_DIR", &target_dir);
     for name in names {
         cmd.args(["--bin", name]);
@@ -78,7 +95,7 @@ pub(crate) fn build_examples(names: &[&str]) -> Result<PathBuf, String> {
         .map_err(|e| format!("could not run {cargo:?} to build {names:?}: {e}"))?;
     if !output.status.success() {
         return Err(format!(
-            "`cargo build -p examples` of {names:?} failed ({}):\n{}",
+            "`cargo build -p {package}` of {names:?} failed ({}):\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         ));
@@ -86,7 +103,7 @@ pub(crate) fn build_examples(names: &[&str]) -> Result<PathBuf, String> {
     let dir = target_dir.join(&profile);
     if let Some(missing) = names.iter().find(|n| !binary(&dir, n).is_file()) {
         return Err(format!(
-            "`cargo build -p examples` succeeded but {} does not exist",
+            "`cargo build -p {package}` succeeded but {} does not exist",
             binary(&dir, missing).display()
         ));
     }
