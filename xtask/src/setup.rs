@@ -135,7 +135,6 @@ pub(crate) fn setup() -> Result<Tools> {
     install_node(&tools)?;
     install_npm_peers(&tools)?;
     install_python_peers(&tools)?;
-    install_python_mcp1(&tools)?;
     debian::install_packages(&tools)?;
     debian::install_browser(&tools)?;
     // Lets plain `.mjs` scripts in xtask/peers/ import the npm peers by bare name (ESM
@@ -390,97 +389,76 @@ fn check_esbuild(manifest: &[u8], tools: &Tools) -> Result<()> {
     Ok(())
 }
 
-/// Step 3: a virtual environment at `.tools/venv` with `xtask/peers/requirements.txt`.
-fn install_python_peers(tools: &Tools) -> Result<()> {
-    let requirements = peers_dir().join("requirements.txt");
-    let reqs = read(&requirements)?;
-    let base = base_python_version()?;
-    let dir = tools.root.join("venv");
-    let stamp = Stamp::new(&tools.root, &[base.as_bytes(), &reqs]).named("venv.stamp");
-    if stamp.matches() && tools.python.exists() {
-        eprintln!("setup: python peers already installed ({})", dir.display());
-        return Ok(());
-    }
-    eprintln!(
-        "setup: creating {} ({base}) and installing xtask/peers/requirements.txt from PyPI",
-        dir.display()
-    );
-    stamp.clear();
-    let _ = fs::remove_dir_all(&dir);
-    let mut venv = Command::new("python3");
-    venv.arg("-m").arg("venv").arg(&dir);
-    run_quiet(
-        &mut venv,
-        "python3 -m venv",
-        "python3 with the venv module (Debian: python3-venv)",
-    )?;
-    let mut pip = Command::new(&tools.python);
-    pip.args([
-        "-m",
-        "pip",
-        "install",
-        "--no-input",
-        "--disable-pip-version-check",
-        "-r",
-    ])
-    .arg(&requirements);
-    run_quiet(
-        &mut pip,
-        "pip install -r xtask/peers/requirements.txt",
-        "pip in the venv",
-    )?;
-    let mut check = Command::new(&tools.python);
-    check.args([
-        "-c",
-        "import mcp, mcp.client.stdio, mcp.client.streamable_http, opentelemetry.sdk.trace",
-    ]);
-    run_quiet(
-        &mut check,
-        "python -c 'import mcp, opentelemetry.sdk.trace'",
-        "the mcp and opentelemetry-sdk packages in the venv",
-    )?;
-    let mut versions = Command::new(&tools.python);
-    versions.args(["-c", PINS_INSTALLED]).arg(&requirements);
-    run_quiet(
-        &mut versions,
-        "every pin of xtask/peers/requirements.txt installed at its version",
-        "pip to have installed the pinned versions",
-    )?;
-    stamp.write()?;
-    eprintln!("setup: python peers ok");
-    Ok(())
+/// A virtual environment of Python peers: its directory under `.tools/`, its pinned
+/// requirements file in `xtask/peers/`, and the imports that prove it usable.
+struct Venv<'a> {
+    /// The directory name under `.tools/` (the stamp is `<dir>.stamp`).
+    dir: &'static str,
+    /// Its Python.
+    python: &'a Path,
+    /// The requirements file in `xtask/peers/`.
+    requirements: &'static str,
+    /// `import ...` run in it once installed.
+    imports: &'static str,
+    /// What it holds, for the log lines and errors.
+    what: &'static str,
 }
 
-/// Step 3b: a second virtual environment, `.tools/venv-mcp1`, with the Python SDK 1.x of
-/// `xtask/peers/requirements-mcp1.txt` (it cannot share the first one with the 2.x SDK), each
-/// pin checked to be installed at its version.
-fn install_python_mcp1(tools: &Tools) -> Result<()> {
-    let requirements = peers_dir().join("requirements-mcp1.txt");
+/// Step 3: a virtual environment at `.tools/venv` with `xtask/peers/requirements.txt` (the
+/// Python SDK 2.x and `opentelemetry-sdk`), and a second one, `.tools/venv-mcp1`, with the
+/// Python SDK 1.x of `xtask/peers/requirements-mcp1.txt` (it cannot share the first one).
+fn install_python_peers(tools: &Tools) -> Result<()> {
+    install_venv(
+        tools,
+        &Venv {
+            dir: "venv",
+            python: &tools.python,
+            requirements: "requirements.txt",
+            imports: "import mcp, mcp.client.stdio, mcp.client.streamable_http, \
+                      opentelemetry.sdk.trace",
+            what: "python peers",
+        },
+    )?;
+    install_venv(
+        tools,
+        &Venv {
+            dir: "venv-mcp1",
+            python: &tools.python_mcp1,
+            requirements: "requirements-mcp1.txt",
+            imports: "import mcp.server.fastmcp, mcp.server.stdio",
+            what: "python SDK 1.x",
+        },
+    )
+}
+
+/// Creates `venv` from its requirements from PyPI (unless its stamp says it is there), then
+/// checks its imports and that every pin is installed at its version.
+fn install_venv(tools: &Tools, venv: &Venv<'_>) -> Result<()> {
+    let requirements = peers_dir().join(venv.requirements);
     let reqs = read(&requirements)?;
     let base = base_python_version()?;
-    let dir = tools.root.join("venv-mcp1");
-    let stamp = Stamp::new(&tools.root, &[base.as_bytes(), &reqs]).named("venv-mcp1.stamp");
-    if stamp.matches() && tools.python_mcp1.exists() {
-        eprintln!(
-            "setup: python SDK 1.x already installed ({})",
-            dir.display()
-        );
+    let dir = tools.root.join(venv.dir);
+    let stamp =
+        Stamp::new(&tools.root, &[base.as_bytes(), &reqs]).named(&format!("{}.stamp", venv.dir));
+    if stamp.matches() && venv.python.exists() {
+        eprintln!("setup: {} already installed ({})", venv.what, dir.display());
         return Ok(());
     }
     eprintln!(
-        "setup: creating {} ({base}) and installing xtask/peers/requirements-mcp1.txt from PyPI",
-        dir.display()
+        "setup: creating {} ({base}) and installing xtask/peers/{} from PyPI",
+        dir.display(),
+        venv.requirements
     );
     stamp.clear();
     let _ = fs::remove_dir_all(&dir);
-    let mut venv = Command::new("python3");
-    venv.arg("-m").arg("venv").arg(&dir);
+    let mut create = Command::new("python3");
+    create.arg("-m").arg("venv").arg(&dir);
     run_quiet(
-        &mut venv,
-        "python3 -m venv (venv-mcp1)",
+        &mut create,
+        &format!("python3 -m venv ({})", venv.dir),
         "python3 with the venv module (Debian: python3-venv)",
     )?;
-    let mut pip = Command::new(&tools.python_mcp1);
+    let mut pip = Command::new(venv.python);
     pip.args([
         "-m",
         "pip",
@@ -492,25 +470,28 @@ fn install_python_mcp1(tools: &Tools) -> Result<()> {
     .arg(&requirements);
     run_quiet(
         &mut pip,
-        "pip install -r xtask/peers/requirements-mcp1.txt",
+        &format!("pip install -r xtask/peers/{}", venv.requirements),
         "pip in the venv",
     )?;
-    let mut check = Command::new(&tools.python_mcp1);
-    check.args(["-c", "import mcp.server.fastmcp, mcp.server.stdio"]);
+    let mut check = Command::new(venv.python);
+    check.args(["-c", venv.imports]);
     run_quiet(
         &mut check,
-        "python -c 'import mcp.server.fastmcp' (venv-mcp1)",
-        "the mcp 1.x package in venv-mcp1",
+        &format!("python -c '{}' ({})", venv.imports, venv.dir),
+        &format!("the {} in {}", venv.what, venv.dir),
     )?;
-    let mut versions = Command::new(&tools.python_mcp1);
+    let mut versions = Command::new(venv.python);
     versions.args(["-c", PINS_INSTALLED]).arg(&requirements);
     run_quiet(
         &mut versions,
-        "every pin of xtask/peers/requirements-mcp1.txt installed at its version",
+        &format!(
+            "every pin of xtask/peers/{} installed at its version",
+            venv.requirements
+        ),
         "pip to have installed the pinned versions",
     )?;
     stamp.write()?;
-    eprintln!("setup: python SDK 1.x ok");
+    eprintln!("setup: {} ok", venv.what);
     Ok(())
 }
 

@@ -334,31 +334,9 @@ impl Tool {
         arguments: Option<&JsonObject>,
         headers: &McpParamHeaders,
     ) -> Result<()> {
-        let empty = JsonObject::new();
-        let arguments = arguments.unwrap_or(&empty);
-        for param in self.header_params.iter() {
-            let name = &param.header;
-            match (param.value(arguments), headers.get(name)) {
-                (Some(value), Some(header)) if param.matches(value, header) => {}
-                (Some(_), Some(header)) => {
-                    return Err(Error::HeaderMismatch(format!(
-                        "Mcp-Param-{name} value {header:?} does not match the argument"
-                    )));
-                }
-                (Some(_), None) => {
-                    return Err(Error::HeaderMismatch(format!(
-                        "Mcp-Param-{name} is required when the argument has a value"
-                    )));
-                }
-                (None, Some(_)) => {
-                    return Err(Error::HeaderMismatch(format!(
-                        "Mcp-Param-{name} was sent for an argument without a value"
-                    )));
-                }
-                (None, None) => {}
-            }
-        }
-        Ok(())
+        headers
+            .check(&self.header_params, arguments)
+            .map_err(|e| Error::HeaderMismatch(e.0))
     }
 
     /// Wraps the tool's handling in a tower [`Layer`]: a timeout, a metrics counter, an

@@ -246,6 +246,56 @@ pub struct McpParamHeaders {
 }
 
 impl McpParamHeaders {
+    /// Checks these headers against a `tools/call`'s arguments, as a 2026-07-28 server does:
+    /// every one of `params` whose argument has a value must come with a header standing for
+    /// that value, and no header may stand for an absent value.
+    ///
+    /// ```
+    /// use mcp_types::{HeaderParam, McpParamHeaders};
+    /// use serde_json::json;
+    ///
+    /// let tool: mcp_types::Tool = serde_json::from_value(json!({
+    ///     "name": "get", "inputSchema": {"type": "object", "properties": {
+    ///         "region": {"type": "string", "x-mcp-header": "Region"}}}
+    /// })).unwrap();
+    /// let params: Vec<HeaderParam> = tool.header_params().unwrap();
+    /// let args = json!({"region": "eu"});
+    /// let mut headers = McpParamHeaders::default();
+    /// assert!(headers.check(&params, args.as_object()).is_err()); // the header is missing
+    /// headers.insert("Region", "eu");
+    /// assert!(headers.check(&params, args.as_object()).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`HeaderMismatch`], saying which header and how.
+    pub fn check(
+        &self,
+        params: &[HeaderParam],
+        arguments: Option<&JsonObject>,
+    ) -> Result<(), HeaderMismatch> {
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        for param in params {
+            let name = &param.header;
+            let what = match (param.value(arguments), self.get(name)) {
+                (Some(value), Some(header)) if param.matches(value, header) => continue,
+                (None, None) => continue,
+                (Some(_), Some(header)) => {
+                    format!("Mcp-Param-{name} value {header:?} does not match the argument")
+                }
+                (Some(_), None) => {
+                    format!("Mcp-Param-{name} is required when the argument has a value")
+                }
+                (None, Some(_)) => {
+                    format!("Mcp-Param-{name} was sent for an argument without a value")
+                }
+            };
+            return Err(HeaderMismatch(what));
+        }
+        Ok(())
+    }
+
     /// No headers.
     pub fn new() -> Self {
         McpParamHeaders::default()
@@ -352,3 +402,16 @@ mod tests {
         assert!(!h.is_empty());
     }
 }
+
+/// How a call's `Mcp-Param-*` headers fail to stand for its arguments
+/// ([`McpParamHeaders::check`]): the text after "Header mismatch: " in the -32020 error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderMismatch(pub String);
+
+impl fmt::Display for HeaderMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HeaderMismatch {}

@@ -86,47 +86,16 @@ impl ToolHeaders {
     }
 }
 
-/// -32020 with `what`.
-fn mismatch(what: String) -> ErrorObject {
-    ErrorObject::new(
-        ErrorCode::HEADER_MISMATCH,
-        format!("Header mismatch: {what}"),
-    )
-}
-
 /// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its arguments, as a
-/// server of the revision does: every header parameter with a value must come with a header
-/// standing for that value, and no header may stand for an absent value.
+/// server of the revision does ([`McpParamHeaders::check`]), as its -32020 error.
 pub(crate) fn check(
     params: &[HeaderParam],
     arguments: Option<&JsonObject>,
     headers: &McpParamHeaders,
 ) -> Result<(), ErrorObject> {
-    let empty = JsonObject::new();
-    let arguments = arguments.unwrap_or(&empty);
-    for param in params {
-        let name = &param.header;
-        match (param.value(arguments), headers.get(name)) {
-            (Some(value), Some(header)) if param.matches(value, header) => {}
-            (Some(_), Some(header)) => {
-                return Err(mismatch(format!(
-                    "Mcp-Param-{name} value {header:?} does not match the argument"
-                )));
-            }
-            (Some(_), None) => {
-                return Err(mismatch(format!(
-                    "Mcp-Param-{name} is required when the argument has a value"
-                )));
-            }
-            (None, Some(_)) => {
-                return Err(mismatch(format!(
-                    "Mcp-Param-{name} was sent for an argument without a value"
-                )));
-            }
-            (None, None) => {}
-        }
-    }
-    Ok(())
+    headers
+        .check(params, arguments)
+        .map_err(|e| ErrorObject::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {e}")))
 }
 
 /// The `name` and `arguments` of a `tools/call`'s params.

@@ -106,6 +106,36 @@ impl Peek {
     }
 }
 
+/// An operation span's `info_span!`: the fields of the module docs' table, with the peer's
+/// address and port under `$peer` (`client` on the receiving side, `server` on the sending).
+macro_rules! operation_span {
+    ($name:literal, $kind:literal, $method:expr, $peer:ident) => {
+        tracing::info_span!(
+            target: "mcp",
+            $name,
+            otel.name = $method,
+            otel.kind = $kind,
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            mcp.method.name = $method,
+            mcp.protocol.version = Empty,
+            mcp.session.id = Empty,
+            mcp.resource.uri = Empty,
+            jsonrpc.request.id = Empty,
+            gen_ai.tool.name = Empty,
+            gen_ai.prompt.name = Empty,
+            gen_ai.operation.name = Empty,
+            rpc.response.status_code = Empty,
+            error.type = Empty,
+            network.transport = Empty,
+            network.protocol.name = Empty,
+            network.protocol.version = Empty,
+            $peer.address = Empty,
+            $peer.port = Empty,
+        )
+    };
+}
+
 /// The span of one operation: a message sent (`Side::Sender`) or received
 /// (`Side::Receiver`). Disabled ([`Span::none`]) unless a subscriber wants `INFO` spans of
 /// target `mcp`; every method does nothing then.
@@ -129,53 +159,11 @@ impl OperationSpan {
                 tool_call: false,
             };
         }
+        // One callsite per side (a callsite's name and fields are static); the field set is
+        // written once, in `operation_span!`, with each side's peer fields.
         let span = match side {
-            Side::Receiver => tracing::info_span!(
-                target: "mcp",
-                "mcp.server",
-                otel.name = method,
-                otel.kind = "server",
-                otel.status_code = Empty,
-                otel.status_description = Empty,
-                mcp.method.name = method,
-                mcp.protocol.version = Empty,
-                mcp.session.id = Empty,
-                mcp.resource.uri = Empty,
-                jsonrpc.request.id = Empty,
-                gen_ai.tool.name = Empty,
-                gen_ai.prompt.name = Empty,
-                gen_ai.operation.name = Empty,
-                rpc.response.status_code = Empty,
-                error.type = Empty,
-                network.transport = Empty,
-                network.protocol.name = Empty,
-                network.protocol.version = Empty,
-                client.address = Empty,
-                client.port = Empty,
-            ),
-            Side::Sender => tracing::info_span!(
-                target: "mcp",
-                "mcp.client",
-                otel.name = method,
-                otel.kind = "client",
-                otel.status_code = Empty,
-                otel.status_description = Empty,
-                mcp.method.name = method,
-                mcp.protocol.version = Empty,
-                mcp.session.id = Empty,
-                mcp.resource.uri = Empty,
-                jsonrpc.request.id = Empty,
-                gen_ai.tool.name = Empty,
-                gen_ai.prompt.name = Empty,
-                gen_ai.operation.name = Empty,
-                rpc.response.status_code = Empty,
-                error.type = Empty,
-                network.transport = Empty,
-                network.protocol.name = Empty,
-                network.protocol.version = Empty,
-                server.address = Empty,
-                server.port = Empty,
-            ),
+            Side::Receiver => operation_span!("mcp.server", "server", method, client),
+            Side::Sender => operation_span!("mcp.client", "client", method, server),
         };
         OperationSpan {
             span: live(span),
