@@ -28,6 +28,10 @@ pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 /// [`Error::Transport`] if the transport failed; [`Error::PingFailed`] if the keep-alive
 /// ping (see [`ClientBuilder::ping_interval`]) failed.
 ///
+/// [`Client`]: crate::Client
+/// [`Client::close`]: crate::Client::close
+/// [`ClientBuilder::ping_interval`]: crate::ClientBuilder::ping_interval
+///
 /// # Running it
 ///
 /// The library never spawns, so nothing happens until you run it: spawn it, or poll it
