@@ -3,8 +3,8 @@
 //! cache hints. Results of earlier revisions are left as they are.
 
 use mcp_types::{
-    CacheScope, CallToolResult, CompleteResult, GetPromptResult, JsonObject, Meta,
-    ReadResourceResult, ResultType, SERVER_INFO_META_KEY,
+    CacheScope, CallToolResult, CompleteResult, ContentBlock, GetPromptResult, JsonObject, Meta,
+    ReadResourceResult, ResourceContents, ResultType, SERVER_INFO_META_KEY,
 };
 use serde_json::Value;
 
@@ -13,24 +13,64 @@ use crate::cache::CacheHints;
 /// A typed result that takes the envelope.
 pub(crate) trait Enveloped {
     fn parts(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>);
+
+    /// About how many bytes its texts and data take serialized (a little more for each
+    /// block's other members): what its serialization's buffer starts with. None for a
+    /// result that holds no content.
+    fn content_len(&self) -> usize {
+        0
+    }
 }
 
 macro_rules! enveloped {
-    ($($t:ty),*) => {$(
+    ($($t:ty => |$r:ident| $len:expr),* $(,)?) => {$(
         impl Enveloped for $t {
             fn parts(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>) {
                 (&mut self.result_type, &mut self.meta)
+            }
+
+            fn content_len(&self) -> usize {
+                let $r = self;
+                $len
             }
         }
     )*};
 }
 
 enveloped!(
-    CallToolResult,
-    GetPromptResult,
-    ReadResourceResult,
-    CompleteResult
+    CallToolResult => |r| r.content.iter().map(block_len).sum(),
+    GetPromptResult => |r| r.messages.iter().map(|m| block_len(&m.content)).sum(),
+    ReadResourceResult => |r| r.contents.iter().map(contents_len).sum(),
 );
+
+impl Enveloped for CompleteResult {
+    fn parts(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>) {
+        (&mut self.result_type, &mut self.meta)
+    }
+}
+
+/// Per block, besides its text or data.
+const BLOCK_OVERHEAD: usize = 128;
+
+fn block_len(block: &ContentBlock) -> usize {
+    BLOCK_OVERHEAD
+        + match block {
+            ContentBlock::Text(t) => t.text.len(),
+            ContentBlock::Image(i) => i.data.len(),
+            ContentBlock::Audio(a) => a.data.len(),
+            ContentBlock::Resource(r) => contents_len(&r.resource),
+            _ => 0,
+        }
+}
+
+fn contents_len(contents: &ResourceContents) -> usize {
+    BLOCK_OVERHEAD
+        + match contents {
+            ResourceContents::Text(t) => t.text.len(),
+            ResourceContents::Blob(b) => b.blob.len(),
+            _ => 0,
+        }
+}
 
 /// Marks `result` complete and names the server in its `_meta`.
 pub(crate) fn stamp<T: Enveloped>(result: &mut T, server_info: &Value) {
@@ -94,5 +134,28 @@ mod tests {
         custom.insert("resultType".into(), "custom".into());
         stamp_object(&mut custom, &info);
         assert_eq!(custom["resultType"], "custom");
+    }
+
+    #[test]
+    fn large_results_serialize_as_small_ones_do_into_a_buffer_sized_up_front() {
+        use crate::service::McpResponse;
+        // Escapes make the text longer than its length: the buffer then grows as usual.
+        for text in [
+            "plain".repeat(30_000),
+            "\"q\"\n".repeat(40_000),
+            "é".repeat(5),
+        ] {
+            let mut call = CallToolResult::text(text.clone());
+            stamp(&mut call, &serde_json::json!({"name": "s"}));
+            assert!(call.content_len() >= text.len());
+            let sized = McpResponse::sized(&call, call.content_len()).unwrap();
+            let plain = McpResponse::new(&call).unwrap();
+            assert_eq!(sized.raw().get(), plain.raw().get());
+        }
+        let read = ReadResourceResult::new(vec![ResourceContents::Text(
+            mcp_types::TextResourceContents::new("file:///a", "x".repeat(70_000)),
+        )]);
+        assert!(read.content_len() >= 70_000);
+        assert_eq!(CompleteResult::default().content_len(), 0);
     }
 }

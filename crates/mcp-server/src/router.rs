@@ -265,7 +265,8 @@ impl Router<'_> {
         if is_modern(cx) {
             stamp(&mut result, &self.server.server_info);
         }
-        respond(&result)
+        // Sized for its content up front (see `McpResponse::sized`).
+        Ok(McpResponse::sized(&result, result.content_len())?)
     }
 
     /// What the server offers the request's client: fixed by `initialize` for a session.
