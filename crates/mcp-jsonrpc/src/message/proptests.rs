@@ -112,7 +112,14 @@ proptest! {
             parts.extend_from_slice(raw.as_bytes());
             parts.push(b'}');
         }
-        prop_assert_eq!(parts, whole);
+        prop_assert_eq!(&parts, &whole);
+        // The same parts, the raw one moved out of the message.
+        let (mut owned, raw) = msg.into_json_parts().unwrap();
+        if let Some(raw) = raw {
+            owned.extend_from_slice(raw.get().as_bytes());
+            owned.push(b'}');
+        }
+        prop_assert_eq!(owned, whole);
     }
 
     #[test]

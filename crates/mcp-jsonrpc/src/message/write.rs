@@ -147,6 +147,43 @@ impl Message {
     }
 }
 
+impl Message {
+    /// [`write_json_head`](Self::write_json_head) for a message one owns: the JSON before its
+    /// raw params or result, and that raw part itself, moved out of the message (not copied),
+    /// for a transport that sends a large message in parts. The message ends with `}` after
+    /// the raw part. Without one, the head is the whole message.
+    ///
+    /// ```
+    /// use mcp_jsonrpc::{Id, Message, Response};
+    /// use serde_json::value::RawValue;
+    ///
+    /// let result = RawValue::from_string(r#"{"text":"a large result"}"#.to_owned()).unwrap();
+    /// let msg = Message::Response(Response::ok(Id::Number(7), result));
+    /// let whole = msg.to_json_vec().unwrap();
+    /// let (mut head, raw) = msg.into_json_parts().unwrap();
+    /// head.extend_from_slice(raw.unwrap().get().as_bytes());
+    /// head.push(b'}');
+    /// assert_eq!(head, whole);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`write_json`](Self::write_json): only for a [`Message::Invalid`].
+    pub fn into_json_parts(self) -> serde_json::Result<(Vec<u8>, Option<Box<RawValue>>)> {
+        let mut head = Vec::with_capacity(64);
+        if self.write_json_head(&mut head)?.is_none() {
+            return Ok((head, None));
+        }
+        let raw = match self {
+            Message::Request(r) => r.params,
+            Message::Notification(n) => n.params,
+            Message::Response(r) => r.result.ok(),
+            Message::Batch(_) | Message::Invalid(_) => None,
+        };
+        Ok((head, raw))
+    }
+}
+
 /// An id: an integer as digits, a string escaped (by `serde_json`, as `Id`'s `Serialize`).
 fn write_id(out: &mut Vec<u8>, id: &Id) -> serde_json::Result<()> {
     serde_json::to_writer(out, id)

@@ -10,7 +10,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
 use http::header::CONTENT_TYPE;
@@ -377,11 +376,15 @@ async fn post_to_session(
         (Route::Inbound(inbound), msg) => queue(session, inbound, msg, opening).await?,
     };
     match first {
-        Some(Opening::Json(body)) => {
-            let status = post.json_status.map_or(StatusCode::OK, |f| f(&body));
-            let mut res = Response::new(Body::from(body));
+        Some(Opening::Json(json)) => {
+            // The head of a message sent in parts is a result's (see `outbound::Json`).
+            let status = post.json_status.map_or(StatusCode::OK, |f| f(json.head()));
+            let len = HeaderValue::from(json.len());
+            let mut res = Response::new(json.into_body());
             *res.status_mut() = status;
             res.headers_mut().insert(CONTENT_TYPE, JSON);
+            // Known, though the body in parts does not say it: no chunked encoding.
+            res.headers_mut().insert(http::header::CONTENT_LENGTH, len);
             Ok(res)
         }
         Some(Opening::Sse(rx)) => {

@@ -29,14 +29,19 @@ impl Session {
         use tokio::sync::mpsc::error::TrySendError;
 
         let session = self.clone();
-        let json = if session.is_ended() {
-            Err(Error::SessionClosed)
+        if session.is_ended() {
+            return Either::Left(ready(Err(Error::SessionClosed)));
+        }
+        // A large message is encoded once it is routed, so that its raw result can move into
+        // the answer whole (see `Json`); encoding fails only for a `Message::Invalid`, which
+        // is never sent.
+        let data = if msg.size_hint() >= PARTS_FROM {
+            None
         } else {
-            msg.to_json_vec().map_err(Error::Encode)
-        };
-        let data = match json {
-            Ok(json) => Bytes::from(json),
-            Err(e) => return Either::Left(ready(Err(e))),
+            match msg.to_json_vec() {
+                Ok(json) => Some(Bytes::from(json)),
+                Err(e) => return Either::Left(ready(Err(Error::Encode(e)))),
+            }
         };
         // Without an event store, or for a plain JSON answer (never stored), nothing here
         // waits but a full stream queue, so the message goes now: the connection boxes the
@@ -50,7 +55,14 @@ impl Session {
             let Some(routed) = routed else {
                 return Either::Left(ready(Ok(())));
             };
-            let Some((tx, frame)) = routed.unstored(data) else {
+            let json = match data {
+                Some(data) => Json::Whole(data),
+                None => match Json::encode(msg) {
+                    Ok(json) => json,
+                    Err(e) => return Either::Left(ready(Err(e))),
+                },
+            };
+            let Some((tx, frame)) = routed.unstored(json) else {
                 return Either::Left(ready(Ok(())));
             };
             return match tx.try_send(frame) {
@@ -65,6 +77,10 @@ impl Session {
                 }
             };
         }
+        let data = match data.map_or_else(|| msg.to_json_vec().map(Bytes::from), Ok) {
+            Ok(data) => data,
+            Err(e) => return Either::Left(ready(Err(Error::Encode(e)))),
+        };
         let counted = StoredSend::new(session.clone());
         let stored: BoxFuture<'static, Result<(), Error>> = Box::pin(async move {
             let _counted = counted;
@@ -74,7 +90,7 @@ impl Session {
             };
             if routed.json {
                 // A plain JSON answer (a batch's, here) is never stored.
-                let _ = routed.unstored(data);
+                let _ = routed.unstored(Json::Whole(data));
                 return Ok(());
             }
             // Stored even when its connection is gone: the client replays it.
@@ -216,14 +232,88 @@ impl Routed {
     /// Hands a plain JSON answer to its POST (then `None`), or makes the message an SSE
     /// event without an id (a session without an event store) for its stream's queue
     /// (`None` when no connection carries the stream).
-    pub(super) fn unstored(self, data: Bytes) -> Option<(mpsc::Sender<Frame>, Frame)> {
+    pub(super) fn unstored(self, data: Json) -> Option<(mpsc::Sender<Frame>, Frame)> {
         match self.to? {
             Destination::Answer(answer) => {
                 // Fails only if the client went away meanwhile.
                 let _ = answer.send(Opening::Json(data));
                 None
             }
-            Destination::Queue(tx) => Some((tx, unstored_event(&data))),
+            Destination::Queue(tx) => Some((tx, unstored_event(&data.whole()))),
+        }
+    }
+}
+
+/// From this size on ([`Message::size_hint`]), a message is encoded in parts.
+const PARTS_FROM: usize = 64 * 1024;
+
+/// A message's JSON: whole, or a large message's in parts, the JSON before its raw result
+/// and the result itself, moved out of the message rather than copied into one buffer with
+/// the rest (`}` ends it). A plain JSON answer is written from the parts as they are.
+#[derive(Debug)]
+pub(crate) enum Json {
+    Whole(Bytes),
+    Parts { head: Bytes, raw: Bytes },
+}
+
+impl Json {
+    fn encode(msg: Message) -> Result<Json, Error> {
+        if msg.size_hint() < PARTS_FROM {
+            return Ok(Json::Whole(
+                msg.to_json_vec().map_err(Error::Encode)?.into(),
+            ));
+        }
+        let (head, raw) = msg.into_json_parts().map_err(Error::Encode)?;
+        Ok(match raw {
+            None => Json::Whole(head.into()),
+            Some(raw) => Json::Parts {
+                head: head.into(),
+                raw: Bytes::from(Box::<str>::from(raw).into_boxed_bytes()),
+            },
+        })
+    }
+
+    /// The JSON in one buffer (an SSE event's data).
+    fn whole(self) -> Bytes {
+        match self {
+            Json::Whole(data) => data,
+            Json::Parts { head, raw } => {
+                let mut whole = Vec::with_capacity(head.len() + raw.len() + 1);
+                whole.extend_from_slice(&head);
+                whole.extend_from_slice(&raw);
+                whole.push(b'}');
+                whole.into()
+            }
+        }
+    }
+
+    /// The JSON up to its raw result (all of it when whole): what says whether the message
+    /// is an error response.
+    pub(crate) fn head(&self) -> &[u8] {
+        match self {
+            Json::Whole(data) => data,
+            Json::Parts { head, .. } => head,
+        }
+    }
+
+    /// Its length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Json::Whole(data) => data.len(),
+            Json::Parts { head, raw } => head.len() + raw.len() + 1,
+        }
+    }
+
+    /// The body of a response carrying it: the parts as frames of their own.
+    pub(crate) fn into_body(self) -> axum::body::Body {
+        match self {
+            Json::Whole(data) => axum::body::Body::from(data),
+            Json::Parts { head, raw } => {
+                let frames = [head, raw, Bytes::from_static(b"}")];
+                axum::body::Body::from_stream(futures::stream::iter(
+                    frames.map(Ok::<_, std::convert::Infallible>),
+                ))
+            }
         }
     }
 }

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 /// seeded per map, in place of SipHash (as the engine's own maps, `mcp_jsonrpc::Connection`).
 pub(super) type PeerKeyed<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-use bytes::Bytes;
 use mcp_jsonrpc::{Id, InlineRequests, Message, ProgressToken, Protocol};
 use mcp_types::{
     CancelledNotificationParams, InitializeResult, ParamsMeta, ProgressNotificationParams,
@@ -24,7 +23,7 @@ use crate::ids::{wire_id, wire_token};
 #[derive(Debug)]
 pub(crate) enum Opening {
     /// The whole answer, sent as `application/json`.
-    Json(Bytes),
+    Json(super::outbound::Json),
     /// An SSE stream: its queue.
     Sse(mpsc::Receiver<Frame>),
 }

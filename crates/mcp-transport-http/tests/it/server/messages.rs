@@ -40,6 +40,49 @@ async fn request_gets_plain_json() {
     assert_eq!(body, json!({"jsonrpc": "2.0", "id": 7, "result": {"x": 1}}));
 }
 
+/// A large result (sent in parts: the envelope, the raw result, `}`) arrives whole, with its
+/// `Content-Length`, as plain JSON and as an SSE event.
+#[tokio::test]
+async fn a_large_result_arrives_whole_as_json_and_as_an_event() {
+    let server = start(StreamableHttpService::builder()).await;
+    let id = server.initialize().await;
+    let text = "x\"y".repeat(40_000);
+    let res = server
+        .post(Some(&id), request(8, "echo", json!({"text": text})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/json");
+    assert!(res.headers().get("transfer-encoding").is_none());
+    let len: usize = res.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bytes = res.bytes().await.unwrap();
+    assert_eq!(bytes.len(), len);
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": 8, "result": {"text": text}})
+    );
+
+    let res = server
+        .post(Some(&id), request(9, "log_echo", json!({"text": text})))
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(res);
+    assert_eq!(sse.next().await.unwrap().data, "", "the priming event");
+    assert_eq!(
+        sse.next().await.unwrap().json()["method"],
+        "notifications/message"
+    );
+    assert_eq!(sse.next().await.unwrap().json()["result"]["text"], text);
+    assert!(sse.next().await.is_none());
+}
+
 #[tokio::test]
 async fn progress_first_switches_to_sse_with_priming_event() {
     let server =

@@ -72,8 +72,9 @@ impl Handler for TestHandler {
                 let _ = ctx.report_progress(2.0, Some(2.0), None).await;
                 to_raw_value(&json!({"token": ctx.progress_token().map(ToString::to_string)}))
             }
-            // Sends a log notification first (routed by the single-in-flight rule).
-            "log" => {
+            // Sends a log notification first (routed by the single-in-flight rule); `log_echo`
+            // then answers with its params.
+            "log" | "log_echo" => {
                 let _ = ctx
                     .peer()
                     .notify(
@@ -81,6 +82,9 @@ impl Handler for TestHandler {
                         Some(to_raw_value(&json!({"level": "info", "data": "hi"}))?),
                     )
                     .await;
+                if request.method == "log_echo" {
+                    return to_raw_value(&request.params::<Value>()?);
+                }
                 to_raw_value(&"logged")
             }
             // Closes its own stream mid-call, then reports progress and answers.
