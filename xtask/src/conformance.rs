@@ -171,8 +171,7 @@ const SKILLS_CLIENT_SCENARIOS: &[&str] = &[
 pub(crate) fn conformance() -> Result<()> {
     let tools = setup::setup()?;
     check_coverage(&tools)?;
-    let bins = build_examples(&["everything-server", "everything-client"])?;
-    let mcp = build_bins("mcp-rs-cli", &["mcp"])?;
+    let bins = build_bins(&["everything-server", "everything-client", "mcp"])?;
     let out_dir = crate::cargo_target_dir(&crate::workspace_root())?.join("conformance");
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
@@ -182,7 +181,7 @@ pub(crate) fn conformance() -> Result<()> {
         .args(["-n", "sh", "-c", r#"ip link set lo up && exec "$0" "$@""#])
         .arg(&xtask)
         .arg("conformance-netns")
-        .args([&bins[0], &bins[1], &out_dir, &mcp[0]])
+        .args([&bins[0], &bins[1], &out_dir, &bins[2]])
         .envs(setup::env_vars(&tools))
         .status()
         .context("could not run `unshare -n` (util-linux); it needs CAP_SYS_ADMIN or root")?;
@@ -559,17 +558,14 @@ impl Drop for ServerProcess {
     }
 }
 
-/// Builds the example binaries `names` and returns their paths, in order.
-fn build_examples(names: &[&str]) -> Result<Vec<PathBuf>> {
-    build_bins("examples", names)
-}
-
-/// Builds the binaries `names` of `package` and returns their paths, in order.
-fn build_bins(package: &str, names: &[&str]) -> Result<Vec<PathBuf>> {
+/// Builds the workspace's binaries `names` and returns their paths, in order.
+fn build_bins(names: &[&str]) -> Result<Vec<PathBuf>> {
+    // The whole workspace's features, as the tests build it, so that a CI run links these
+    // binaries from the libraries it already has instead of building a second set.
     let mut args = vec![
         "build",
-        "-p",
-        package,
+        "--workspace",
+        "--all-features",
         "--message-format=json-render-diagnostics",
     ];
     for name in names {

@@ -35,8 +35,22 @@ pub(crate) fn soak(args: &[String]) -> Result<()> {
         }
     }
     let profile = if release { "release" } else { "debug" };
-    let mut build = vec!["build", "-p", "examples", "--bin", "everything-server"];
-    let mut build_driver = vec!["build", "-p", "e2e", "--example", "soak"];
+    // The whole workspace's features, as the tests build it: a CI run links these from the
+    // libraries it already has.
+    let mut build = vec![
+        "build",
+        "--workspace",
+        "--all-features",
+        "--bin",
+        "everything-server",
+    ];
+    let mut build_driver = vec![
+        "build",
+        "--workspace",
+        "--all-features",
+        "--example",
+        "soak",
+    ];
     if release {
         build.push("--release");
         build_driver.push("--release");

@@ -28,7 +28,7 @@ use tokio::task::JoinHandle;
 
 use crate::auth_support::{AuthServer, raw_initialize};
 use crate::http_support::close;
-use crate::support::bins::{binary, build_examples};
+use crate::support::bins::{binary, build_bins};
 use crate::support::client::{WAIT, within};
 use crate::support::output_within;
 
@@ -51,11 +51,11 @@ const EXAMPLES: &[&str] = &[
 
 const ERAS: [EraChoice; 2] = [EraChoice::Legacy, EraChoice::Modern];
 
-/// The path of example `name`, after one `cargo build -p examples --bin <every example>`
+/// The path of example `name`, after one `cargo build --bin <every example>` (see [`build_bins`])
 /// into the target directory and profile this test runs from.
 fn example(name: &str) -> PathBuf {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let dir = DIR.get_or_init(|| build_examples(EXAMPLES));
+    let dir = DIR.get_or_init(|| build_bins(EXAMPLES));
     let dir = dir.as_ref().unwrap_or_else(|e| panic!("{e}"));
     binary(dir, name)
 }

@@ -44,8 +44,7 @@ pub(crate) fn target_dir() -> PathBuf {
 /// if it is missing or outdated.
 pub(crate) fn mcp_cli() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built =
-        BIN.get_or_init(|| build_package("mcp-rs-cli", &["mcp"]).map(|d| binary(&d, "mcp")));
+    let built = BIN.get_or_init(|| build_bins(&["mcp"]).map(|d| binary(&d, "mcp")));
     match built {
         Ok(path) => path,
         Err(e) => panic!("{e}"),
@@ -55,33 +54,32 @@ pub(crate) fn mcp_cli() -> &'static Path {
 /// The example `name`, built on first use and remembered in `cell`; panics with cargo's
 /// message if the build failed.
 fn built(cell: &'static OnceLock<Result<PathBuf, String>>, name: &str) -> &'static Path {
-    match cell.get_or_init(|| build_examples(&[name]).map(|dir| binary(&dir, name))) {
+    match cell.get_or_init(|| build_bins(&[name]).map(|dir| binary(&dir, name))) {
         Ok(path) => path,
         Err(e) => panic!("{e}"),
     }
 }
 
-/// Example `name` in the directory [`build_examples`] returned.
+/// Binary `name` in the directory [`build_bins`] returned.
 pub(crate) fn binary(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// Runs `cargo build -p examples --bin <name>...` (one cargo run for them all) into the
-/// target directory and profile this test binary was built in (cargo does the up-to-date
-/// check), and returns the directory the binaries are in.
-pub(crate) fn build_examples(names: &[&str]) -> Result<PathBuf, String> {
-    build_package("examples", names)
-}
-
-/// Runs `cargo build -p <package> --bin <name>...` like [`build_examples`].
-fn build_package(package: &str, names: &[&str]) -> Result<PathBuf, String> {
+/// Runs `cargo build --workspace --all-features --bin <name>...` (one cargo run for them
+/// all) into the target directory and profile this test binary was built in (cargo does the
+/// up-to-date check), and returns the directory the binaries are in.
+pub(crate) fn build_bins(names: &[&str]) -> Result<PathBuf, String> {
     let (target_dir, profile) = target_dir_and_profile()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(&cargo);
+    // The features of the whole workspace, as `cargo xtask ci` tests it: the binaries then
+    // link the libraries the test build already compiled. `-p <package>` resolves features
+    // for that package alone, and rebuilt most of the dependency graph a second time (a CI
+    // machine ran out of disk doing so).
     cmd.arg("build")
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
-        .args(["-p", package])
+        .args(["--workspace", "--all-features"])
         .env("CARGO_TARGET_DIR", &target_dir);
     for name in names {
         cmd.args(["--bin", name]);
@@ -95,7 +93,7 @@ fn build_package(package: &str, names: &[&str]) -> Result<PathBuf, String> {
         .map_err(|e| format!("could not run {cargo:?} to build {names:?}: {e}"))?;
     if !output.status.success() {
         return Err(format!(
-            "`cargo build -p {package}` of {names:?} failed ({}):\n{}",
+            "`cargo build` of {names:?} failed ({}):\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         ));
@@ -103,7 +101,7 @@ fn build_package(package: &str, names: &[&str]) -> Result<PathBuf, String> {
     let dir = target_dir.join(&profile);
     if let Some(missing) = names.iter().find(|n| !binary(&dir, n).is_file()) {
         return Err(format!(
-            "`cargo build -p {package}` succeeded but {} does not exist",
+            "`cargo build` of {missing} succeeded but {} does not exist",
             binary(&dir, missing).display()
         ));
     }
