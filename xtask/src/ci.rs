@@ -9,7 +9,12 @@
 //! - the binaries the tests start are built with the workspace's features, so that they link
 //!   the libraries the test build made (see `tests/tests/e2e/support/bins.rs`);
 //! - the test executables are removed once the tests and doctests have run;
+//! - on a CI machine (`CI` set), the debug build is removed once the last step that runs its
+//!   binaries (the soak) has passed, before the steps that build elsewhere;
 //! - the release dry run removes its packages' build.
+//!
+//! Measured on a clean clone (`du -sm target` every 15 s): the target directory peaked at
+//! 6.4 GB before these, 5.7 GB with the first three.
 
 use std::path::Path;
 use std::process::Command;
@@ -106,19 +111,24 @@ fn ci_steps(steps: &mut Steps) -> Result<()> {
     steps.time("docs site", || docs::docs(&[]))?;
     steps.time("dependency DAG", deps::check_deps)?;
     steps.time("spec check", || spec::spec_check(&shared_spec_dir()))?;
+    steps.time("conformance", conformance::conformance)?;
+    // Short runs of the long checks: a one-minute soak, each fuzz target for a few seconds,
+    // every benchmark scenario once.
+    steps.time("soak smoke", soak::smoke)?;
+    // The steps below build elsewhere (the release's scratch copy, `fuzz/target`, the bench's
+    // release profile); on a CI machine the debug build goes before them.
+    if std::env::var_os("CI").is_some() {
+        remove_dir(&target.join("debug"))?;
+    }
     // What a release of HEAD would publish: the bump, the CHANGELOG cut, the semver check
     // against the last release, the names on crates.io, and every package built from its
     // tarball.
     steps.time("release dry run", || {
         release::release(&["--dry-run".to_owned()])?;
-        // The packages' own build (2 GB) is not needed by any later step.
+        // The packages' own build (3 GB) is not needed by any later step.
         release::remove_scratch()
     })?;
-    steps.time("conformance", conformance::conformance)?;
-    // Short runs of the long checks: each fuzz target for a few seconds, a one-minute soak,
-    // every benchmark scenario once.
     steps.time("fuzz smoke", fuzz::smoke)?;
-    steps.time("soak smoke", soak::smoke)?;
     steps.time("bench smoke", bench::smoke)?;
     Ok(())
 }
