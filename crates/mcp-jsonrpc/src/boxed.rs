@@ -5,7 +5,7 @@ use std::future::Future;
 
 use futures::future::BoxFuture;
 
-use crate::connection::InlineRequests;
+use crate::connection::inline::InlineRequests;
 use crate::error::BoxError;
 use crate::message::Message;
 use crate::transport::Transport;

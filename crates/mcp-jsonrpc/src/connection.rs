@@ -25,7 +25,7 @@ use crate::transport::Transport;
 
 mod end;
 mod inbound;
-mod inline;
+pub(crate) mod inline;
 mod running;
 
 pub use inline::{InlineAnswer, InlineCall, InlineRequests};

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use crate::connection::InlineRequests;
+use crate::connection::inline::InlineRequests;
 use crate::message::Message;
 
 /// Moves whole JSON-RPC [`Message`]s to and from a peer.

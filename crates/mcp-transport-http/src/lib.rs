@@ -62,6 +62,8 @@ pub mod client;
 #[cfg(any(feature = "client", feature = "server"))]
 mod header_value;
 #[cfg(any(feature = "client", feature = "server"))]
+mod headers;
+#[cfg(any(feature = "client", feature = "server"))]
 mod ids;
 mod principal;
 #[cfg(feature = "server")]

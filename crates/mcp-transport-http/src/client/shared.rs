@@ -13,7 +13,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use mcp_jsonrpc::{ErrorObject, Id, Message, Response, SessionIdCell};
 use mcp_types::InitializeResult;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 use tokio::sync::mpsc;
 
@@ -22,12 +22,7 @@ use super::body::{Lines, read_error_body, read_limited};
 use super::error::{Error, Result, snippet};
 use super::options::{HeaderProvider, Options, Reconnect};
 
-/// `Mcp-Session-Id`.
-pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-/// `MCP-Protocol-Version`.
-pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-/// `Last-Event-ID`.
-pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+pub(crate) use crate::headers::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 
 const INBOX_CAPACITY: usize = 64;
 

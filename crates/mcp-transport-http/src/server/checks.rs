@@ -16,7 +16,7 @@ use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
-use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use mcp_jsonrpc::Message;
 
 use super::respond::{
@@ -25,12 +25,7 @@ use super::respond::{
 use super::session::{Session, SessionKind};
 use super::shared::Shared;
 
-/// `Mcp-Session-Id`.
-pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-/// `MCP-Protocol-Version`.
-pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-/// `Last-Event-ID`.
-pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+pub(crate) use crate::headers::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 
 /// The host part of an authority (`host[:port]`, `[v6][:port]`).
 pub(crate) fn host_of(authority: &str) -> &str {

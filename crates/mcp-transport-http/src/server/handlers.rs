@@ -377,7 +377,7 @@ async fn post_to_session(
     };
     match first {
         Some(Opening::Json(json)) => {
-            // The head of a message sent in parts is a result's (see `outbound::Json`).
+            // The head of a message sent in parts is a result's (see `json_body::Json`).
             let status = post.json_status.map_or(StatusCode::OK, |f| f(json.head()));
             let len = HeaderValue::from(json.len());
             let mut res = Response::new(json.into_body());

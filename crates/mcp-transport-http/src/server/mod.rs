@@ -196,6 +196,7 @@ mod event_store;
 mod handle;
 mod handlers;
 mod holders;
+mod json_body;
 mod legacy;
 mod modern;
 mod outbound;

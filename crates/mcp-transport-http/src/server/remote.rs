@@ -12,11 +12,12 @@ use http::{HeaderName, HeaderValue, StatusCode, header};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use super::checks::PROTOCOL_VERSION;
+use crate::headers::PROTOCOL_VERSION;
+
 use super::config::Directory;
 use super::directory::SessionRecord;
 use super::respond::{SERVER_ERROR, reject_msg, status_only};
-use super::shared::Shared;
+use super::shared::{ForwardClient, Shared};
 
 /// Marks a request one instance forwarded to another: it is never forwarded again.
 const FORWARDED_BY: HeaderName = HeaderName::from_static("mcp-forwarded-by");
@@ -29,10 +30,6 @@ pub(crate) enum Resolved {
     /// The request was answered (by the holder, relayed, or with an error).
     Answered(Response),
 }
-
-/// The HTTP client that forwards requests to other instances (one per service, made on the
-/// first forward: a service that never forwards keeps none).
-pub(crate) type ForwardClient = Client<HttpConnector, Body>;
 
 /// Runs the forwarding client's connection tasks through the service's
 /// [`Spawner`](super::Spawner), the one place this crate starts tasks.

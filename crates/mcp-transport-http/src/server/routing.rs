@@ -23,7 +23,7 @@ use crate::ids::{wire_id, wire_token};
 #[derive(Debug)]
 pub(crate) enum Opening {
     /// The whole answer, sent as `application/json`.
-    Json(super::outbound::Json),
+    Json(super::json_body::Json),
     /// An SSE stream: its queue.
     Sse(mpsc::Receiver<Frame>),
 }

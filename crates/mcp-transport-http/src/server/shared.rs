@@ -20,6 +20,13 @@ use super::registry::{Limits, Refused, Registry};
 use super::respond::{too_many_sessions, too_many_sessions_for_client};
 use super::session::{Owner, Session, SessionKind, Unregister};
 
+/// The HTTP client that forwards requests to other instances (`remote`; one per service,
+/// made on the first forward: a service that never forwards keeps none).
+pub(crate) type ForwardClient = hyper_util::client::legacy::Client<
+    hyper_util::client::legacy::connect::HttpConnector,
+    axum::body::Body,
+>;
+
 /// The session factory, boxed.
 pub(crate) type Factory =
     Arc<dyn Fn(HttpSessionTransport, SessionInfo) -> BoxFuture<'static, ()> + Send + Sync>;
@@ -30,7 +37,7 @@ pub(crate) struct Shared {
     pub(crate) registry: Arc<Registry>,
     pub(crate) factory: Factory,
     /// Forwards requests to the instances holding their sessions (made on first use).
-    pub(crate) forward_client: std::sync::OnceLock<super::remote::ForwardClient>,
+    pub(crate) forward_client: std::sync::OnceLock<ForwardClient>,
     /// Serializes taking sessions over (rare), so that one is started once.
     pub(crate) takeovers: tokio::sync::Mutex<()>,
     /// The holders of sessions this instance forwards to.
