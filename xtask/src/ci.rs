@@ -23,8 +23,8 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use crate::{
-    bench, cargo_target_dir, cargo_with_env, conformance, deps, docs, fuzz, release, setup,
-    shared_spec_dir, soak, spec, workspace_root,
+    bench, cargo_target_dir, cargo_with_env, conformance, deps, docs, fuzz, release, remove_dir,
+    setup, shared_spec_dir, soak, spec, workspace_root,
 };
 
 /// `cargo xtask ci`.
@@ -185,14 +185,6 @@ fn has_nextest() -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
-}
-
-/// Removes `dir` and everything in it, if it exists.
-fn remove_dir(dir: &Path) -> Result<()> {
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
-    }
-    Ok(())
 }
 
 /// Removes the test executables from `deps` (a profile's `deps/`): the files with no

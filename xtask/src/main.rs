@@ -139,3 +139,11 @@ pub(crate) fn cargo_with_env(args: &[&str], env: &[(String, String)]) -> Result<
 pub(crate) fn shared_spec_dir() -> std::path::PathBuf {
     workspace_root().join("..").join("shared").join("spec")
 }
+
+/// Removes `dir` and everything in it, if it exists.
+pub(crate) fn remove_dir(dir: &std::path::Path) -> Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    }
+    Ok(())
+}

@@ -260,21 +260,13 @@ pub(crate) fn release(args: &[String]) -> Result<()> {
 /// Removes the dry run's scratch copy and the packages built in it (the next dry run starts from
 /// an empty copy anyway).
 pub(crate) fn remove_scratch() -> Result<()> {
-    let scratch = crate::cargo_target_dir(&workspace_root())?.join(SCRATCH);
-    if scratch.exists() {
-        std::fs::remove_dir_all(&scratch)
-            .with_context(|| format!("cannot remove {}", scratch.display()))?;
-    }
-    Ok(())
+    crate::remove_dir(&crate::cargo_target_dir(&workspace_root())?.join(SCRATCH))
 }
 
 /// `git archive HEAD` extracted into `<scratch>/ws` (emptied first); the copy's path.
 fn export_head(root: &Path, scratch: &Path) -> Result<PathBuf> {
     let copy = scratch.join("ws");
-    if copy.exists() {
-        std::fs::remove_dir_all(&copy)
-            .with_context(|| format!("cannot remove {}", copy.display()))?;
-    }
+    crate::remove_dir(&copy)?;
     std::fs::create_dir_all(&copy).with_context(|| format!("cannot create {}", copy.display()))?;
     let tarball = scratch.join("head.tar");
     let tarball_arg = tarball.display().to_string();
