@@ -629,8 +629,11 @@ impl ServerBuilder {
             };
             let service = layers.into_iter().fold(router, |inner, wrap| wrap(inner));
             let server_info = serde_json::to_value(&self.info).unwrap_or_default();
+            let server_info_json =
+                serde_json::value::to_raw_value(&server_info).expect("a JSON value serializes");
             ServerInner {
                 server_info,
+                server_info_json,
                 info: self.info,
                 instructions: self.instructions,
                 paging: self.paging,

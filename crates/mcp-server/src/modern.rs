@@ -84,22 +84,17 @@ impl Head {
     /// The head of `request`, `None` for a request of the legacy era (no `_meta` naming a
     /// protocol version), or -32602 for a `_meta` that names one but does not read.
     pub(crate) fn of(request: &Request) -> Option<Result<Head, ErrorObject>> {
-        /// The members read, raw or skipped: no map is built on the way.
-        #[derive(serde::Deserialize)]
-        struct Peek<'a> {
-            #[serde(rename = "_meta", borrow, default)]
-            meta: Option<&'a RawValue>,
-            #[serde(borrow, default)]
-            name: Option<&'a RawValue>,
-            #[serde(borrow, default)]
-            uri: Option<&'a RawValue>,
-            #[serde(rename = "inputResponses", default)]
-            input_responses: Option<serde::de::IgnoredAny>,
-            #[serde(rename = "requestState", default)]
-            request_state: Option<serde::de::IgnoredAny>,
-        }
         let params = request.params.as_deref()?;
-        let peek = serde_json::from_str::<Peek<'_>>(params.get()).ok()?;
+        // One pass over the params, `_meta` typed, when they read (callgrind: reading `_meta`
+        // raw first, then typed, cost about 1k instructions more per request); otherwise
+        // two, to tell a legacy `_meta` from a broken 2026-07-28 one.
+        if let Ok(peek) = serde_json::from_str::<Peek<'_, RequestMeta>>(params.get()) {
+            let retry = peek.retry();
+            let meta = peek.meta.filter(|m| m.protocol_version.is_some())?;
+            return Some(Ok(Head::new(meta, peek.name, peek.uri, retry)));
+        }
+        let peek = serde_json::from_str::<Peek<'_, &RawValue>>(params.get()).ok()?;
+        let retry = peek.retry();
         let raw_meta = peek.meta?;
         let meta = match serde_json::from_str::<RequestMeta>(raw_meta.get()) {
             Ok(meta) if meta.protocol_version.is_some() => meta,
@@ -112,12 +107,44 @@ impl Head {
                 ))));
             }
         };
+        Some(Ok(Head::new(meta, peek.name, peek.uri, retry)))
+    }
+
+    fn new(
+        meta: RequestMeta,
+        name: Option<&RawValue>,
+        uri: Option<&RawValue>,
+        retry: bool,
+    ) -> Self {
         let text = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str(r.get()).ok());
-        Some(Ok(Head {
+        Head {
             meta,
-            target: text(peek.name).or_else(|| text(peek.uri)),
-            retry: peek.input_responses.is_some() || peek.request_state.is_some(),
-        }))
+            target: text(name).or_else(|| text(uri)),
+            retry,
+        }
+    }
+}
+
+/// The members of a request's params that [`Head::of`] reads, the others skipped: no map is
+/// built on the way. `_meta` is `M`, typed or raw.
+#[derive(serde::Deserialize)]
+struct Peek<'a, M> {
+    #[serde(rename = "_meta", default = "Option::default")]
+    meta: Option<M>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<serde::de::IgnoredAny>,
+}
+
+impl<M> Peek<'_, M> {
+    /// `inputResponses` or `requestState` is present.
+    fn retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
     }
 }
 

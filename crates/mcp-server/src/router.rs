@@ -18,7 +18,7 @@ use crate::arguments::{Arguments, CallParams};
 use crate::cache::CacheHints;
 use crate::completion::{CompletionRequest, finish};
 use crate::context::Context;
-use crate::envelope::{Enveloped, list_trailer, stamp, stamp_object};
+use crate::envelope::{Enveloped, list_trailer, stamp_object, stamped};
 use crate::error::{BoxError, Error, find_mcp_error};
 use crate::handler::BoxFuture;
 use crate::registry::{Entry, Registry};
@@ -262,11 +262,14 @@ impl Router<'_> {
 
     /// A typed result, in the 2026-07-28 envelope when the request is of that era.
     fn enveloped<T: Enveloped + Serialize>(&self, mut result: T, cx: &Context) -> Reply {
-        if is_modern(cx) {
-            stamp(&mut result, &self.server.server_info);
-        }
         // Sized for its content up front (see `McpResponse::sized`).
-        Ok(McpResponse::sized(&result, result.content_len())?)
+        let len = result.content_len();
+        if is_modern(cx) {
+            let server = &self.server;
+            let result = stamped(&mut result, &server.server_info, &server.server_info_json);
+            return Ok(McpResponse::sized(&result, len)?);
+        }
+        Ok(McpResponse::sized(&result, len)?)
     }
 
     /// What the server offers the request's client: fixed by `initialize` for a session.

@@ -142,6 +142,8 @@ pub(crate) struct ServerInner {
     pub(crate) state_principal: Option<PrincipalFn>,
     /// `serverInfo`, as every 2026-07-28 result's `_meta` names it.
     pub(crate) server_info: serde_json::Value,
+    /// The same, serialized once: what a result's envelope writes (`envelope::serialize_stamped`).
+    pub(crate) server_info_json: Box<serde_json::value::RawValue>,
     /// Tool calls that run as tasks ([`ServerBuilder::tasks`](crate::ServerBuilder::tasks)).
     pub(crate) tasks: Option<Arc<crate::tasks::runtime::TaskRuntime>>,
     /// The protocol extensions served through the router's seam (`extension.rs`).
