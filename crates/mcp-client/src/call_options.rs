@@ -123,5 +123,5 @@ pub(crate) struct Defaults {
     /// The limits a held skill's entry is checked against (see
     /// `ClientBuilder::skill_limits`).
     #[cfg(feature = "skills")]
-    pub(crate) skill_limits: crate::skills::SkillLimits,
+    pub(crate) skill_limits: crate::skills::limits::SkillLimits,
 }

@@ -265,16 +265,16 @@ pub enum Error {
     #[error(transparent)]
     Jsonrpc(mcp_jsonrpc::Error),
     /// A view, or a tool call made from a view, was refused (MCP Apps extension, feature
-    /// `apps`): see [`AppError`](crate::apps::AppError) for each case.
+    /// `apps`): see [`AppError`](crate::apps::error::AppError) for each case.
     #[cfg(feature = "apps")]
     #[error(transparent)]
-    App(#[from] crate::apps::AppError),
+    App(#[from] crate::apps::error::AppError),
     /// A skill entry, or a file read from it, was refused (Skills extension, feature
-    /// `skills`): see [`SkillError`](crate::skills::SkillError) for what each case means and
+    /// `skills`): see [`SkillError`](crate::skills::error::SkillError) for what each case means and
     /// what to do.
     #[cfg(feature = "skills")]
     #[error(transparent)]
-    Skill(#[from] crate::skills::SkillError),
+    Skill(#[from] crate::skills::error::SkillError),
 }
 
 fn versions_text(versions: &[ProtocolVersion]) -> String {

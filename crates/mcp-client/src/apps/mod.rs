@@ -79,7 +79,7 @@
 //! # }
 //! ```
 
-mod error;
+pub(crate) mod error;
 
 use base64::Engine as _;
 use futures::TryStreamExt as _;

@@ -1,5 +1,5 @@
 //! [`HeldSkill`]: a skill loaded from one entry, which reads its files on demand and verifies
-//! each against that entry; [`SkillKey`], [`SkillLimits`] and [`SkillFile`].
+//! each against that entry; [`SkillKey`] and [`SkillFile`].
 
 use std::fmt;
 use std::sync::Arc;
@@ -9,69 +9,10 @@ use base64::Engine as _;
 use mcp_types::{JsonObject, ResourceContents, Skill, SkillResource, SkillResources};
 
 use super::SkillError;
+use super::limits::SkillLimits;
 use super::verify;
 use crate::client::Client;
 use crate::error::{Error, Result};
-
-/// The per-skill limits a host checks from a skill's entry before loading it.
-///
-/// The defaults are the extension's: every conforming host must accept skills of up to 512
-/// files and 16 MiB (16,777,216 bytes) in all, and may accept larger ones. A lower bound
-/// refuses skills that every conforming host loads; a higher one lets larger skills in. For a
-/// `"dynamic"` skill, whose entry lists nothing, the total size bounds what the unverified
-/// reads fetch. Set with
-/// [`ClientBuilder::skill_limits`](crate::ClientBuilder::skill_limits).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SkillLimits {
-    max_files: usize,
-    max_total_size: u64,
-}
-
-impl SkillLimits {
-    /// The extension's limit on the files of one skill, `SKILL.md` included: 512.
-    pub const MAX_FILES: usize = mcp_types::MAX_SKILL_FILES;
-    /// The extension's limit on the sum of a skill's file sizes: 16 MiB.
-    pub const MAX_TOTAL_SIZE: u64 = mcp_types::MAX_SKILL_BYTES;
-
-    /// The extension's limits ([`MAX_FILES`](Self::MAX_FILES),
-    /// [`MAX_TOTAL_SIZE`](Self::MAX_TOTAL_SIZE)).
-    pub const fn new() -> Self {
-        SkillLimits {
-            max_files: Self::MAX_FILES,
-            max_total_size: Self::MAX_TOTAL_SIZE,
-        }
-    }
-
-    /// Sets the most files an entry may list.
-    #[must_use]
-    pub const fn with_max_files(mut self, max: usize) -> Self {
-        self.max_files = max;
-        self
-    }
-
-    /// Sets the most bytes an entry's files may add up to.
-    #[must_use]
-    pub const fn with_max_total_size(mut self, max: u64) -> Self {
-        self.max_total_size = max;
-        self
-    }
-
-    /// The most files an entry may list.
-    pub const fn max_files(&self) -> usize {
-        self.max_files
-    }
-
-    /// The most bytes an entry's files may add up to.
-    pub const fn max_total_size(&self) -> u64 {
-        self.max_total_size
-    }
-}
-
-impl Default for SkillLimits {
-    fn default() -> Self {
-        SkillLimits::new()
-    }
-}
 
 /// The identity of a skill across servers: the host's own label for the server that serves
 /// it, and the skill's URI.
@@ -285,18 +226,18 @@ fn check_entry(entry: &Skill, limits: SkillLimits) -> Result<String, SkillError>
     if !seen.contains(uri.as_str()) {
         return Err(invalid("its files do not include its SKILL.md".to_owned()));
     }
-    if files.len() > limits.max_files {
+    if files.len() > limits.max_files() {
         return Err(SkillError::TooManyFiles {
             uri: uri.clone(),
             count: files.len(),
-            limit: limits.max_files,
+            limit: limits.max_files(),
         });
     }
-    if total > limits.max_total_size {
+    if total > limits.max_total_size() {
         return Err(SkillError::TooLarge {
             uri: uri.clone(),
             size: total,
-            limit: limits.max_total_size,
+            limit: limits.max_total_size(),
         });
     }
     Ok(dir.to_owned())
@@ -512,11 +453,11 @@ impl HeldSkill {
         let read = file.bytes.len() as u64;
         let before = self.dynamic_bytes.fetch_add(read, Ordering::Relaxed);
         let total = before.saturating_add(read);
-        if total > self.limits.max_total_size {
+        if total > self.limits.max_total_size() {
             return Err(SkillError::TooLarge {
                 uri: self.entry.uri.clone(),
                 size: total,
-                limit: self.limits.max_total_size,
+                limit: self.limits.max_total_size(),
             }
             .into());
         }

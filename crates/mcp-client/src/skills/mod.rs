@@ -21,8 +21,9 @@
 //! Digests prove that an entry and the content agree, not that either is trustworthy: the
 //! same server sends both. Skill content is untrusted model input.
 
-mod error;
+pub(crate) mod error;
 mod held;
+pub(crate) mod limits;
 mod verify;
 
 use futures::Stream;
@@ -33,7 +34,8 @@ use mcp_types::{
 };
 
 pub use error::SkillError;
-pub use held::{HeldSkill, SkillFile, SkillKey, SkillLimits};
+pub use held::{HeldSkill, SkillFile, SkillKey};
+pub use limits::SkillLimits;
 pub use verify::sha256_digest;
 
 use crate::calls::Page;
